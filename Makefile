@@ -1,0 +1,26 @@
+# Two commands matter: `make run` (a demo match) and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench clean
+
+$(STAMP): setup.cfg pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ needed"' 
+	@$(PYTHON) -m venv $(VENV) || { echo "make: could not create $(VENV); on Debian/Ubuntu run: sudo apt-get install python3-venv" >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/referee play cantris --player builtin:greedy --player builtin:random --seed 1 --out step_logs/demo --replace
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python tests/bench/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

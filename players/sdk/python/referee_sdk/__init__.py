@@ -1,0 +1,130 @@
+"""The student SDK for referee player programs (Python, standard library only).
+
+Copy this folder next to your program (``referee new-player`` does it for you)
+and write::
+
+    from referee_sdk import read_board, read_ckbd, read_state, save_decision, run
+
+    def play_games(step):
+        board = read_ckbd(step - 1)     # the position before your move
+        ...
+        save_decision(r, c)
+
+    if __name__ == "__main__":
+        run(play_games)
+
+Every turn the referee runs your program as ``<program> <step> <player_id>``
+in your private folder, which holds ``Board.txt`` (the current board),
+``state.json`` (everything machine-readable) and ``step_logs/step_<k>.txt``
+(the board after each earlier step; ``step_0.txt`` is the start).  Your program
+writes ``decision.txt`` and exits.  The same names as the course templates are
+used, so existing code needs at most its import line changed.
+
+Game-specific parsing lives in ``referee_sdk/<game>.py``; without one, boards
+come back as lists of whitespace-separated tokens (ints where possible).
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import os
+import sys
+from typing import Any, Callable
+
+DECISION_FILE = "decision.txt"
+BOARD_FILE = "Board.txt"
+STATE_FILE = "state.json"
+SNAPSHOT_DIR = "step_logs"
+
+
+def game_name() -> str:
+    """The game being played (from ``REFEREE_GAME``, else state.json)."""
+    name = os.environ.get("REFEREE_GAME")
+    if not name:
+        name = read_state().get("game", "")
+    return name
+
+
+def _game_module():
+    name = game_name()
+    if not name:
+        return None
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ImportError:
+        return None
+
+
+def _token(word: str) -> Any:
+    try:
+        return int(word)
+    except ValueError:
+        return word
+
+
+def parse_tokens(text: str) -> list[list[Any]]:
+    """Whitespace-separated tokens, one list per non-empty line."""
+    return [[_token(w) for w in line.split()] for line in text.splitlines() if line.strip()]
+
+
+def _parse(kind: str, text: str) -> Any:
+    module = _game_module()
+    parser = getattr(module, kind, None) if module else None
+    return parser(text) if parser else parse_tokens(text)
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def read_state() -> dict[str, Any]:
+    """``state.json``: game, step, you, players, scores, limits, history and
+    the game's own fields."""
+    return json.loads(_read(STATE_FILE))
+
+
+def read_board() -> Any:
+    """The current board from ``Board.txt``, parsed for this game."""
+    return _parse("parse_board", _read(BOARD_FILE))
+
+
+def read_ckbd(step: int) -> Any:
+    """The board after step ``step`` (0 = the start), parsed for this game.
+
+    A player called for step ``s`` reads ``read_ckbd(s - 1)``."""
+    return _parse("parse_board", _read(os.path.join(SNAPSHOT_DIR, f"step_{int(step)}.txt")))
+
+
+def save_decision(*parts: Any) -> None:
+    """Write the decision file: the parts separated by spaces on one line
+    (``save_decision(2, 1)`` writes ``2 1``).  Written atomically, so the
+    referee never reads half a decision."""
+    text = " ".join(str(p) for p in parts).strip() + "\n"
+    tmp = DECISION_FILE + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, DECISION_FILE)
+
+
+def my_step_and_id(argv: list[str] | None = None) -> tuple[int, int]:
+    """``(step, player_id)`` from the command line (or the environment)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 2:
+        return int(args[-2]), int(args[-1])
+    return int(os.environ["REFEREE_STEP"]), int(os.environ["REFEREE_PLAYER"])
+
+
+def run(play_games: Callable[..., Any]) -> None:
+    """Call ``play_games(step)`` (or ``play_games(step, player_id)`` if it
+    takes two arguments) with the values the referee passed."""
+    step, player = my_step_and_id()
+    try:
+        takes_player = len(inspect.signature(play_games).parameters) >= 2
+    except (TypeError, ValueError):
+        takes_player = False
+    if takes_player:
+        play_games(step, player)
+    else:
+        play_games(step)

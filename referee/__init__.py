@@ -1,0 +1,3 @@
+"""A file-protocol referee for AI board-game assignments."""
+
+__version__ = "0.1.0"

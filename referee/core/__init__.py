@@ -1,0 +1,1 @@
+"""The game-agnostic core: game protocol, player runner, match loop, logs, replay."""
