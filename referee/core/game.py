@@ -190,6 +190,13 @@ class Game(abc.ABC):
         """A human-readable drawing for the terminal (play, human, replay)."""
         return self.board_text(state, viewer)
 
+    def player_command(self, spec: str, base_dir: str) -> list[str] | None:
+        """Resolve a game-specific player kind (e.g. Quoridor's
+        ``module:path/to/player.py``) to a command line, or None if ``spec`` is
+        not one of this game's kinds.  ``base_dir`` is the directory relative
+        paths in ``spec`` are resolved against."""
+        return None
+
     def state_from_json(self, data: dict[str, Any]) -> GameState | None:
         """Rebuild a state from ``to_json`` output, if the game supports it
         (used by tools that start from a logged position).  Optional."""
