@@ -1,0 +1,95 @@
+"""Black Hole Escape text formats: the 5x5 matrix (Board.txt, snapshots and
+start files) and the decision file."""
+from __future__ import annotations
+
+import re
+
+from referee.core.errors import InputError
+from referee.core.game import DecisionError
+
+from .rules import (DIRECTIONS, HOLE, HOLE_MARK, MAX_SHIPS, PASS, SIZE, Cell, Decision, Grid,
+                    Move, slide_end)
+
+DECISION_HELP = ("'r1 c1 r2 c2' (from, to: where the slide stops), 'r c D' (D one of U D L R) "
+                 "or 'pass' when no ship can move; rows and columns 0-4")
+
+
+def _tokens(text: str) -> list[tuple[int, list[tuple[int, str]]]]:
+    """Non-blank, non-comment lines as (line number, [(column, word)])."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        body = line.split("#", 1)[0]
+        words, column = [], 0
+        for word in body.split():
+            column = body.index(word, column)
+            words.append((column + 1, word))
+            column += len(word)
+        if words:
+            rows.append((number, words))
+    return rows
+
+
+def parse_grid(text: str, source: str) -> Grid:
+    """A validated start position or snapshot; InputError names where it is wrong."""
+    rows = _tokens(text)
+    if len(rows) != SIZE:
+        line = rows[SIZE][0] if len(rows) > SIZE else (rows[-1][0] if rows else None)
+        raise InputError(f"expected {SIZE} rows of {SIZE} cells, found {len(rows)} rows",
+                         source, line)
+    grid = []
+    counts = {1: 0, 2: 0}
+    for r, (line, words) in enumerate(rows):
+        if len(words) != SIZE:
+            column = words[SIZE][0] if len(words) > SIZE else words[-1][0]
+            raise InputError(f"row {r} has {len(words)} cells, expected {SIZE}",
+                             source, line, column)
+        row = []
+        for c, (column, word) in enumerate(words):
+            if word not in ("0", "1", "2", "3"):
+                raise InputError(f"bad cell {word!r}: expected 0 (empty), 1 or 2 (ships) "
+                                 "or 3 (the black hole)", source, line, column)
+            value = int(word)
+            if value == HOLE_MARK and (r, c) != HOLE:
+                raise InputError(f"the black hole (3) must be at the centre {HOLE[0]} {HOLE[1]},"
+                                 f" not at {r} {c}", source, line, column)
+            if (r, c) == HOLE and value != HOLE_MARK:
+                raise InputError(f"the centre {r} {c} must hold the black hole (3), "
+                                 f"found {word}", source, line, column)
+            if value in counts:
+                counts[value] += 1
+                if counts[value] > MAX_SHIPS:
+                    raise InputError(f"player {value} has more than {MAX_SHIPS} ships",
+                                     source, line, column)
+            row.append(value)
+        grid.append(tuple(row))
+    return tuple(grid)
+
+
+def grid_text(grid: Grid) -> str:
+    return "".join(" ".join(str(v) for v in row) + "\n" for row in grid)
+
+
+def _malformed(text: str) -> DecisionError:
+    return DecisionError(f"expected {DECISION_HELP}; got {text.strip()!r}")
+
+
+def _cell(words: list[str], text: str) -> Cell:
+    if not all(re.fullmatch(r"[+-]?\d+", w) for w in words):
+        raise _malformed(text)
+    r, c = (int(w) for w in words)
+    for name, value in (("row", r), ("column", c)):
+        if not 0 <= value < SIZE:
+            raise DecisionError(f"{name} {value} is off the board (0-{SIZE - 1})")
+    return (r, c)
+
+
+def parse_decision(grid: Grid, text: str) -> Decision:
+    words = text.split()
+    if [w.lower() for w in words] == ["pass"]:
+        return PASS
+    if len(words) == 4:
+        return Move(_cell(words[:2], text), _cell(words[2:], text))
+    if len(words) == 3 and words[2].upper() in DIRECTIONS:
+        src = _cell(words[:2], text)
+        return Move(src, slide_end(grid, src, DIRECTIONS[words[2].upper()]))
+    raise _malformed(text)
