@@ -1,0 +1,72 @@
+"""Tessella text formats: the seed's 9x9 cell-token grid (Board.txt, snapshots
+and start files; a token is shape letter + role digit, e.g. ``O1``, ``S0``,
+``X0``) and the decision file ``x1 y1 x2 y2``."""
+from __future__ import annotations
+
+import re
+
+from referee.core.errors import InputError
+from referee.core.game import DecisionError
+
+from .rules import EMPTY, PASS, SIZE, Decision, Move, Pieces, shape
+
+DECISION_HELP = ("'x1 y1 x2 y2' (from, to; row then column, 0-8), or '0 0 0 0' "
+                 "(or 'pass') when you cannot move")
+_TOKEN = re.compile(r"([OSX])([0-2])")
+_SHAPE_NAMES = {"O": "an octagon", "S": "a square", "X": "off the board"}
+
+
+def parse_pieces(text: str, source: str) -> Pieces:
+    """A validated board; InputError names the line, column and problem."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        body = line.split("#", 1)[0]
+        if body.strip():
+            rows.append((number, [(m.start() + 1, m.group()) for m in re.finditer(r"\S+", body)]))
+    if len(rows) != SIZE:
+        line = rows[SIZE][0] if len(rows) > SIZE else (rows[-1][0] if rows else None)
+        raise InputError(f"expected {SIZE} rows of {SIZE} cells, found {len(rows)} rows",
+                         source, line)
+    grid = []
+    for r, (line, words) in enumerate(rows):
+        if len(words) != SIZE:
+            column = words[SIZE][0] if len(words) > SIZE else words[-1][0]
+            raise InputError(f"row {r} has {len(words)} cells, expected {SIZE}",
+                             source, line, column)
+        row = []
+        for c, (column, word) in enumerate(words):
+            match = _TOKEN.fullmatch(word)
+            if not match:
+                raise InputError(f"bad cell {word!r}: expected a shape O, S or X followed by "
+                                 "0 (empty), 1 or 2 (a player's piece)", source, line, column)
+            expected = shape((r, c))
+            if match.group(1) != expected:
+                raise InputError(f"cell {r} {c} is {_SHAPE_NAMES[expected]}: expected "
+                                 f"{expected}..., found {word}", source, line, column)
+            role = int(match.group(2))
+            if expected == "X" and role != EMPTY:
+                raise InputError(f"cell {r} {c} is off the board and cannot hold a piece",
+                                 source, line, column)
+            row.append(role)
+        grid.append(tuple(row))
+    return tuple(grid)
+
+
+def pieces_text(pieces: Pieces) -> str:
+    return "".join(" ".join(f"{shape((r, c))}{pieces[r][c]}" for c in range(SIZE)) + "\n"
+                   for r in range(SIZE))
+
+
+def parse_decision(text: str) -> Decision:
+    words = text.split()
+    if [w.lower() for w in words] == ["pass"]:
+        return PASS
+    if len(words) != 4 or not all(re.fullmatch(r"[+-]?\d+", w) for w in words):
+        raise DecisionError(f"expected {DECISION_HELP}; got {text.strip()!r}")
+    x1, y1, x2, y2 = (int(w) for w in words)
+    if (x1, y1, x2, y2) == (0, 0, 0, 0):
+        return PASS
+    for value in (x1, y1, x2, y2):
+        if not 0 <= value < SIZE:
+            raise DecisionError(f"coordinate {value} is outside the 9x9 array (0-{SIZE - 1})")
+    return Move((x1, y1), (x2, y2))
