@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: run test bench clean
 
 $(STAMP): setup.cfg pyproject.toml
-	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ needed"' 
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ needed"' 
 	@$(PYTHON) -m venv $(VENV) || { echo "make: could not create $(VENV); on Debian/Ubuntu run: sudo apt-get install python3-venv" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -1,0 +1,30 @@
+"""Atomic file writes: a reader (a player, a resumed tournament, a TA's
+editor) never sees half a file, and a killed referee never leaves one."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_text(path, json.dumps(data, indent=1, sort_keys=False) + "\n")
+
+
+def write_yaml(path: Path, data: Any) -> None:
+    write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+
+
+def canonical_json(data: Any) -> str:
+    """The one serialisation used for hashing: key order and spacing fixed."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,115 @@
+"""The match folder: match.yaml, board.txt, log.jsonl, step snapshots,
+players/<seat>/, result.yaml.
+
+Written so that a killed referee loses at most the step in progress: every
+file but the log is replaced atomically, and the log is one JSON line per step,
+flushed as soon as the step is decided."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from . import files
+from .errors import InputError
+from .game import Game, GameState
+
+
+def state_hash(game: Game, state: GameState) -> str:
+    return hashlib.sha256(files.canonical_json(state.to_json()).encode()).hexdigest()[:16]
+
+
+class MatchFolder:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._log = None
+
+    @staticmethod
+    def text_hash(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def create(self, match_yaml: dict[str, Any], board_text: str | None) -> None:
+        (self.root / "step_logs").mkdir(parents=True, exist_ok=True)
+        (self.root / "players").mkdir(exist_ok=True)
+        if board_text is not None:
+            files.write_text(self.root / "board.txt", board_text)
+        files.write_yaml(self.root / "match.yaml", match_yaml)
+        self._log = open(self.root / "log.jsonl", "a", encoding="utf-8", newline="\n")
+
+    def seat_dir(self, player: int) -> Path:
+        path = self.root / "players" / f"p{player}"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def write_text(self, path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        files.write_text(path, text)
+
+    def write_json(self, path: Path, data: Any) -> None:
+        files.write_json(path, data)
+
+    def write_snapshot(self, step: int, text: str) -> None:
+        files.write_text(self.root / "step_logs" / f"step_{step}.txt", text)
+
+    def append_log(self, record: dict[str, Any]) -> None:
+        assert self._log is not None
+        self._log.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._log.flush()
+
+    def write_result(self, result: dict[str, Any]) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        files.write_yaml(self.root / "result.yaml", result)
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("missing (is this a match folder?)", str(path)) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", str(path),
+                         mark.line + 1 if mark else None) from None
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping at the top level", str(path), 1)
+    return data
+
+
+def read_match_yaml(root: Path) -> dict[str, Any]:
+    return _load_yaml(Path(root) / "match.yaml")
+
+
+def read_result_yaml(root: Path) -> dict[str, Any] | None:
+    path = Path(root) / "result.yaml"
+    return _load_yaml(path) if path.exists() else None
+
+
+REQUIRED_LOG_KEYS = ("step", "player", "verdict", "hash")
+
+
+def read_log(root: Path) -> Iterator[dict[str, Any]]:
+    """The log's records; an InputError naming the line for a damaged one."""
+    path = Path(root) / "log.jsonl"
+    try:
+        handle = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("missing (is this a match folder?)", str(path)) from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not valid JSON: {exc.msg}", str(path), number, exc.colno) from None
+            if not isinstance(record, dict):
+                raise InputError("expected a JSON object", str(path), number)
+            missing = [k for k in REQUIRED_LOG_KEYS if k not in record]
+            if missing:
+                raise InputError(f"record lacks {', '.join(missing)}", str(path), number)
+            yield record

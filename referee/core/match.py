@@ -1,0 +1,366 @@
+"""The match loop: write each player's view, run it, judge, apply, log.
+
+It knows no game by name: everything game-specific comes through the
+:class:`referee.core.game.Game` protocol, and everything process-specific
+through an :class:`referee.core.players.Agent`.  Every input is checked in
+:func:`prepare` before the first player runs, so bad input costs nothing.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import secrets
+import shutil
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Hashable, Mapping
+
+from referee import __version__
+from referee.games import get_game
+
+from . import settings as settings_mod
+from .errors import InputError
+from .game import Event, Game, GameState, Outcome, Setup
+from .log import MatchFolder, state_hash
+from .players import Agent, Reply, check_decision, make_agent
+from .rng import derived_rng
+from .runner import Limits, unsupported_limits
+from .verdicts import Verdict, describe_exit, process_fault
+
+POLICIES = ("forfeit", "eject", "random")
+
+
+@dataclass
+class MatchSpec:
+    """Everything that defines a match (the ``referee play`` options)."""
+
+    game: str
+    players: list[str]
+    board: Path | None = None
+    variant: str | None = None
+    seed: int | None = None
+    out: Path | None = None
+    policy: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    names: list[str] | None = None
+    quiet: bool = True
+    color: bool = False
+    replace: bool = False
+    base_dir: Path = field(default_factory=Path.cwd)
+
+
+@dataclass
+class MatchResult:
+    outcome: Outcome
+    verdicts: dict[int, dict[str, int]]
+    steps: int
+    out: Path
+
+
+@dataclass
+class Prepared:
+    """A checked, fully resolved match, ready to run."""
+
+    game: Game
+    spec: MatchSpec
+    variant: str
+    board_text: str | None
+    board_source: str
+    setup: Setup
+    limits: Limits
+    policy: str
+    seed: int
+    out: Path
+    agents: list[Agent]
+    names: list[str]
+
+
+def default_out(game: str, seed: int, root: Path) -> Path:
+    stem = f"{game}-{_dt.date.today().isoformat()}-{seed}"
+    out, n = root / stem, 1
+    while out.exists():
+        n += 1
+        out = root / f"{stem}-{n}"
+    return out
+
+
+def prepare(spec: MatchSpec) -> Prepared:
+    """Resolve and check every input; InputError (one line) on the first problem."""
+    game = get_game(spec.game)
+    n = len(spec.players)
+    if n not in game.player_counts:
+        counts = ", ".join(map(str, game.player_counts))
+        raise InputError(f"{game.name} is played by {counts} players, got {n} --player option(s)")
+    variant = spec.variant or game.variants[0]
+    if variant not in game.variants:
+        raise InputError(f"unknown variant {variant!r} for {game.name}; choose one of: {', '.join(game.variants)}")
+    game_settings, limit_values = settings_mod.split(spec.settings, game)
+    limits = settings_mod.resolve_limits(game, {**limit_values, **dict(spec.limits)})
+    policy = spec.policy or game.default_policy(n)
+    if policy not in POLICIES:
+        raise InputError(f"unknown fault policy {policy!r}; choose one of: {', '.join(POLICIES)}")
+    if spec.board is not None:
+        path = Path(spec.board)
+        try:
+            board_text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read board file: {getattr(exc, 'strerror', None) or exc}", str(path)) from None
+        board_source = str(path)
+    else:
+        board_text = game.default_board_text(variant, n)
+        board_source = "<default>"
+    board = game.parse_board(board_text, board_source, variant) if board_text is not None else None
+    seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+    setup = Setup(variant=variant, players=n, seed=seed, board=board, settings=game_settings)
+    game.initial_state(setup)  # settings a game rejects fail here, before any output
+    names = list(spec.names) if spec.names else list(spec.players)
+    if len(names) != n:
+        raise InputError(f"{len(names)} names given for {n} players")
+    agents = [make_agent(p, game, limits, spec.base_dir, spec.color) for p in spec.players]
+    out = Path(spec.out) if spec.out else default_out(game.name, seed, spec.base_dir / "step_logs")
+    if out.exists() and any(out.iterdir()):
+        if not spec.replace:
+            raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
+        shutil.rmtree(out)
+    return Prepared(game, spec, variant, board_text, board_source, setup, limits, policy,
+                    seed, out, agents, names)
+
+
+class Observer:
+    """Receives progress; the default prints nothing (``--quiet``)."""
+
+    def start(self, match: Prepared, state: GameState) -> None: ...
+
+    def step(self, match: Prepared, record: dict[str, Any], state: GameState) -> None: ...
+
+    def finish(self, match: Prepared, result: MatchResult) -> None: ...
+
+
+def run_match(spec: MatchSpec, observer: Observer | None = None) -> MatchResult:
+    """Play one match to the end and write its folder."""
+    return Match(prepare(spec), observer or Observer()).run()
+
+
+class Match:
+    def __init__(self, prepared: Prepared, observer: Observer) -> None:
+        self.p = prepared
+        self.game = prepared.game
+        self.observer = observer
+        self.folder = MatchFolder(prepared.out)
+        n = prepared.setup.players
+        self.status = {pid: "active" for pid in range(1, n + 1)}
+        self.verdicts = {pid: {v.value: 0 for v in Verdict} for pid in range(1, n + 1)}
+        self.history: list[dict[str, Any]] = []
+        self.states: list[GameState] = []
+        self.synced = {pid: 0 for pid in range(1, n + 1)}  # snapshots written per seat
+
+    # ----- setup
+    def _match_yaml(self, initial: GameState) -> dict[str, Any]:
+        p = self.p
+        return {
+            "game": self.game.name,
+            "variant": p.variant,
+            "board": {"source": p.board_source, "file": "board.txt" if p.board_text is not None else None,
+                      "sha256": MatchFolder.text_hash(p.board_text) if p.board_text is not None else None},
+            "players": [{"id": i, "name": name, "command": getattr(a, "argv", a.name)}
+                        for i, (name, a) in enumerate(zip(p.names, p.agents), start=1)],
+            "seed": p.seed,
+            "policy": p.policy,
+            "settings": dict(p.setup.settings),
+            "limits": p.limits.to_json(),
+            "limits_not_enforced": unsupported_limits(p.limits),
+            "initial_hash": state_hash(self.game, initial),
+            "referee": __version__,
+            "python": sys.version.split()[0],
+            "platform": sys.platform,
+        }
+
+    def run(self) -> MatchResult:
+        p, game = self.p, self.game
+        state = game.initial_state(p.setup)
+        self.folder.create(self._match_yaml(state), p.board_text)
+        self.states.append(state)
+        self.folder.write_snapshot(0, game.snapshot_text(state, None))
+        for warning in self._warnings():
+            print(f"referee: warning: {warning}", file=sys.stderr)
+        self.observer.start(p, state)
+        step = 0
+        forfeit: tuple[int, Verdict] | None = None
+        while not state.is_terminal() and forfeit is None:
+            player = state.current_player()
+            if player is None:
+                break
+            step += 1
+            state, record, forfeit = self._step(step, player, state)
+            self.states.append(state)
+            record["scores"] = _scores_json(state)
+            record["hash"] = state_hash(game, state)
+            self.folder.append_log(record)
+            self.folder.write_snapshot(step, game.snapshot_text(state, None))
+            self.observer.step(p, record, state)
+        outcome = self._forfeit_outcome(state, *forfeit) if forfeit else state.outcome()
+        result = MatchResult(outcome, self.verdicts, step, p.out)
+        self.folder.write_result(self._result_yaml(result, state))
+        self.observer.finish(p, result)
+        return result
+
+    def _warnings(self) -> list[str]:
+        missing = unsupported_limits(self.p.limits)
+        return [f"limits not enforced on this platform: {', '.join(missing)}"] if missing else []
+
+    # ----- one step
+    def _step(self, step: int, player: int, state: GameState):
+        game, p = self.game, self.p
+        kind = state.step_kind()
+        record: dict[str, Any] = {"step": step, "player": player, "kind": kind}
+        auto = state.auto_decision()
+        if auto is not None:
+            new_state, events = state.apply(player, auto)
+            self._count(player, Verdict.OK)
+            record.update(decision=None, applied=str(auto), verdict=Verdict.OK.value, auto=True,
+                          wall_ms=0, cpu_ms=0, peak_kb=0, events=events)
+            self.history.append({"step": step, "player": player, "decision": str(auto)})
+            return new_state, record, None
+        workdir = self.folder.seat_dir(player)
+        self._write_player_files(workdir, step, player, state)
+        reply = p.agents[player - 1].decide(workdir, step, player, state)
+        verdict, message, decision = self._judge(reply, state)
+        run = reply.run
+        record.update(decision=None if reply.text is None else reply.text[:200],
+                      wall_ms=round(run.wall_s * 1000, 1), cpu_ms=round(run.cpu_s * 1000, 1),
+                      peak_kb=run.peak_kb, exit=run.exit_code if run.signal is None else -run.signal)
+        if run.orphans_killed:
+            record["orphans_killed"] = run.orphans_killed
+        self._count(player, verdict)
+        record["verdict"] = verdict.value
+        if message:
+            record["message"] = f"step {step}, player {player}: {verdict.value}: {message}"
+        if verdict.counts:
+            new_state, events = state.apply(player, decision)
+            record.update(applied=str(decision), events=events)
+            self.history.append({"step": step, "player": player, "decision": str(decision)})
+            return new_state, record, None
+        return self._fault(step, player, state, verdict, record)
+
+    def _judge(self, reply: Reply, state: GameState) -> tuple[Verdict, str | None, Hashable | None]:
+        limits = self.p.limits
+        fault = process_fault(reply.run, limits)
+        if fault:
+            return fault[0], fault[1], None
+        if reply.problem:
+            return Verdict.MALFORMED, reply.problem, None
+        if reply.text is None:
+            if reply.run.failed:
+                return Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt" + _tail(reply), None
+            return Verdict.NO_DECISION, "the program exited without writing decision.txt", None
+        raw = reply.text.strip()
+        try:
+            decision = self.game.parse_decision(state, reply.text)
+        except Exception as exc:  # DecisionError; a game bug must not kill the match either
+            return Verdict.MALFORMED, f"{raw[:80]!r}: {exc}" + self._hint(), None
+        reason = state.illegal_reason(decision)
+        if reason:
+            return Verdict.ILLEGAL, f"{raw[:80]!r}: {reason}" + self._legal_hint(state), None
+        if reply.run.wall_s > limits.soft_time:
+            return Verdict.LATE, f"took {reply.run.wall_s:.2f} s, soft limit {limits.soft_time:g} s", decision
+        return Verdict.OK, None, decision
+
+    def _hint(self) -> str:
+        return f" (expected {self.game.decision_help})" if self.game.decision_help else ""
+
+    @staticmethod
+    def _legal_hint(state: GameState) -> str:
+        legal = list(state.legal_decisions())
+        if 0 < len(legal) <= 8:
+            return "; legal: " + ", ".join(map(str, legal))
+        return f"; {len(legal)} legal moves"
+
+    def _fault(self, step: int, player: int, state: GameState, verdict: Verdict,
+               record: dict[str, Any]):
+        policy = self.p.policy
+        if policy == "random":
+            legal = list(state.legal_decisions())
+            if legal:
+                choice = derived_rng(self.p.seed, "random-policy", step).choice(legal)
+                new_state, events = state.apply(player, choice)
+                record.update(fault="random", applied=str(choice), events=events)
+                self.history.append({"step": step, "player": player, "decision": str(choice)})
+                return new_state, record, None
+        if policy in ("eject", "random"):
+            try:
+                new_state, events = state.eject(player)
+            except NotImplementedError:
+                pass
+            else:
+                self.status[player] = "ejected"
+                record.update(fault="eject", applied=None, events=events)
+                return new_state, record, None
+        self.status[player] = "forfeited"
+        record.update(fault="forfeit", applied=None, events=[{"type": "forfeit", "player": player}])
+        return state, record, (player, verdict)
+
+    def _forfeit_outcome(self, state: GameState, loser: int, verdict: Verdict) -> Outcome:
+        others = tuple(pid for pid in self.status if pid != loser and self.status[pid] == "active")
+        winner = others[0] if len(others) == 1 else None
+        return Outcome(winner, (others, (loser,)) if others else ((loser,),), state.scores(),
+                       f"player {loser} forfeited ({verdict.value})")
+
+    def _count(self, player: int, verdict: Verdict) -> None:
+        self.verdicts[player][verdict.value] += 1
+
+    # ----- the player's private folder
+    def _write_player_files(self, workdir: Path, step: int, player: int, state: GameState) -> None:
+        game, p = self.game, self.p
+        snapshots = workdir / "step_logs"
+        for k in range(self.synced[player], step):
+            self.folder.write_text(snapshots / f"step_{k}.txt", game.snapshot_text(self.states[k], player))
+        self.synced[player] = step
+        self.folder.write_text(workdir / "Board.txt", game.board_text(state, player))
+        view = {
+            "game": game.name,
+            "variant": p.variant,
+            "step": step,
+            "step_kind": state.step_kind(),
+            "you": player,
+            "seed": derived_rng(p.seed, "player-seed", player).randrange(2**31),
+            "players": [{"id": pid, "name": p.names[pid - 1], "status": s} for pid, s in self.status.items()],
+            "scores": _scores_json(state),
+            "limits": p.limits.to_json(),
+            "history": self.history,
+        }
+        for key, value in game.view_json(state, player).items():
+            view.setdefault(key, value)
+        self.folder.write_json(workdir / "state.json", view)
+        try:
+            os.remove(workdir / "decision.txt")
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            shutil.rmtree(workdir / "decision.txt", ignore_errors=True)
+
+    def _result_yaml(self, result: MatchResult, state: GameState) -> dict[str, Any]:
+        outcome = result.outcome.to_json()
+        return {
+            "game": self.game.name,
+            "variant": self.p.variant,
+            "winner": outcome["winner"],
+            "ranking": outcome["ranking"],
+            "scores": outcome["scores"],
+            "reason": outcome["reason"],
+            "steps": result.steps,
+            "players": {pid: {"name": self.p.names[pid - 1], "status": s} for pid, s in self.status.items()},
+            "verdicts": {pid: counts for pid, counts in self.verdicts.items()},
+            "final_hash": state_hash(self.game, state),
+        }
+
+
+def _scores_json(state: GameState) -> dict[str, float] | None:
+    scores = state.scores()
+    return None if scores is None else {str(k): v for k, v in scores.items()}
+
+
+def _tail(reply: Reply) -> str:
+    lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
+    return f" (stderr: {lines[-1][:160]})" if lines else ""

@@ -1,0 +1,169 @@
+"""Who decides a step: a player program (any command), a built-in player, or a
+human at the keyboard.  The match loop sees them all as an :class:`Agent`."""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Hashable, Protocol, TextIO
+
+from .errors import InputError
+from .game import DecisionError, Game, GameState
+from .runner import Limits, RunResult, run_process
+
+DECISION_FILE = "decision.txt"
+DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
+
+
+def players_dir() -> Path:
+    """The built-in players and SDKs (``players/`` beside the package)."""
+    env = os.environ.get("REFEREE_PLAYERS_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "players"
+
+
+def builtin_names(game: str) -> list[str]:
+    folder = players_dir() / game
+    skip = {"template.py", "__init__.py"}
+    return sorted(p.stem for p in folder.glob("*.py") if p.name not in skip and not p.name.startswith("_"))
+
+
+@dataclass
+class Reply:
+    """What an agent produced for one step."""
+
+    text: str | None  # the decision file's text; None when there was none
+    run: RunResult
+    problem: str | None = None  # why the decision file could not be used at all
+
+
+class Agent(Protocol):
+    name: str
+
+    def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply: ...
+
+
+class ProcessAgent:
+    """A player program run once per step by :func:`run_process`."""
+
+    def __init__(self, name: str, argv: list[str], game: str, limits: Limits) -> None:
+        self.name = name
+        self.argv = argv
+        self.game = game
+        self.limits = limits
+
+    def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
+        env = dict(os.environ)
+        env.update(REFEREE_STEP=str(step), REFEREE_PLAYER=str(player), REFEREE_GAME=self.game)
+        run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits,
+                          workdir / "stdout.txt", workdir / "stderr.txt")
+        return read_decision(workdir / DECISION_FILE, run)
+
+
+def read_decision(path: Path, run: RunResult) -> Reply:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(DECISION_CAP + 1)
+    except FileNotFoundError:
+        return Reply(None, run)
+    except OSError as exc:
+        return Reply("", run, f"{DECISION_FILE} cannot be read: {exc.strerror or exc}")
+    if len(data) > DECISION_CAP:
+        return Reply(data[:200].decode("utf-8", "replace"), run,
+                     f"{DECISION_FILE} is over {DECISION_CAP // 1024} KiB")
+    return Reply(data.decode("utf-8", "replace"), run)
+
+
+class HumanAgent:
+    """A person at the terminal: the board, the legal moves, a validated
+    prompt that asks again until the move is legal.  End of input (Ctrl-D)
+    gives no decision."""
+
+    name = "human"
+
+    def __init__(self, game: Game, read: Callable[[str], str] = input, out: TextIO | None = None,
+                 color: bool = False) -> None:
+        self.game = game
+        self.read = read
+        self.out = out or sys.stdout
+        self.color = color
+
+    def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
+        started = time.monotonic()
+        print(self.game.render(state, player, self.color), file=self.out)
+        legal = list(state.legal_decisions())
+        self._show_moves(legal)
+        while True:
+            try:
+                text = self.read(f"step {step}, player {player} ({state.step_kind()})> ")
+            except EOFError:
+                return Reply(None, RunResult(exit_code=0, wall_s=time.monotonic() - started))
+            if text.strip() in ("?", "help", "moves"):
+                self._show_moves(legal, everything=True)
+                continue
+            error = check_decision(self.game, state, text)
+            if error is None:
+                run = RunResult(exit_code=0, wall_s=time.monotonic() - started)
+                return Reply(text.strip() + "\n", run)
+            print(f"  not accepted: {error}  (type ? for the legal moves)", file=self.out)
+
+    def _show_moves(self, legal: list[Hashable], everything: bool = False) -> None:
+        shown = legal if everything or len(legal) <= 24 else legal[:24]
+        more = "" if len(shown) == len(legal) else f"  ... and {len(legal) - len(shown)} more (?)"
+        print(f"legal ({len(legal)}): " + ", ".join(map(str, shown)) + more, file=self.out)
+        if self.game.decision_help:
+            print(f"format: {self.game.decision_help}", file=self.out)
+
+
+def check_decision(game: Game, state: GameState, text: str) -> str | None:
+    """None if ``text`` parses to a legal decision, else why not."""
+    try:
+        decision = game.parse_decision(state, text)
+    except DecisionError as exc:
+        return str(exc)
+    return state.illegal_reason(decision)
+
+
+def _absolutize(words: list[str], base: Path) -> list[str]:
+    """Make words that name files relative to ``base`` absolute: the player
+    runs in its own folder, where ``my.py`` would not be found."""
+    out = []
+    for word in words:
+        candidate = base / word
+        if not os.path.isabs(word) and ("/" in word or "\\" in word or "." in word) and candidate.exists():
+            out.append(str(candidate.resolve()))
+        else:
+            out.append(word)
+    return out
+
+
+def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False) -> Agent:
+    """Turn a ``--player`` value into an agent.
+
+    ``builtin:NAME`` runs ``players/<game>/NAME.py`` with this Python;
+    ``human`` asks at the terminal; a game may define its own kinds (e.g.
+    ``module:...``); anything else is a command line."""
+    spec = spec.strip()
+    if not spec:
+        raise InputError("empty --player value")
+    if spec == "human":
+        return HumanAgent(game, color=color)
+    if spec.startswith("builtin:"):
+        name = spec.split(":", 1)[1]
+        script = players_dir() / game.name / f"{name}.py"
+        if not script.is_file() or name not in builtin_names(game.name):
+            choices = ", ".join(builtin_names(game.name)) or "none"
+            raise InputError(f"no built-in player {name!r} for {game.name}; choose one of: {choices}")
+        # -P: the script's folder is not put on sys.path, so players/<game>/random.py
+        # cannot shadow the standard library's random.
+        return ProcessAgent(spec, [sys.executable, "-P", str(script)], game.name, limits)
+    custom = game.player_command(spec, str(base_dir))
+    if custom is not None:
+        return ProcessAgent(spec, custom, game.name, limits)
+    try:
+        words = shlex.split(spec, posix=os.name == "posix")
+    except ValueError as exc:
+        raise InputError(f"cannot parse player command {spec!r}: {exc}") from None
+    return ProcessAgent(spec, _absolutize(words, base_dir), game.name, limits)

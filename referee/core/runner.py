@@ -1,0 +1,291 @@
+"""Run one player process for one step, under limits, and leave nothing behind.
+
+This module knows nothing about games, decisions or verdicts (cutechess keeps
+its process handling just as separate): it starts a command, enforces the
+limits, measures wall time, CPU time and peak memory, kills the player's whole
+process tree, and reports plain facts in a :class:`RunResult`.
+
+On Linux every limit applies: the wall clock (a hard kill), RLIMIT_CPU,
+RLIMIT_AS, RLIMIT_FSIZE and RLIMIT_NOFILE, set in the child before exec.  The
+player runs in its own session/process group, which is killed after the step;
+because a process can leave its group (``setsid``), the referee also makes
+itself a *child subreaper*, so orphans are re-parented to it and swept too.
+Elsewhere (macOS, Windows) the wall clock and the tree kill still hold, and
+:func:`unsupported_limits` names what could not be applied.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+try:  # POSIX only; importing this module must work everywhere.
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
+
+LINUX = sys.platform.startswith("linux")
+POSIX = os.name == "posix"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-step limits.  Times in seconds, sizes in MiB; None disables one."""
+
+    soft_time: float = 10.0
+    hard_time: float = 20.0
+    cpu_time: float | None = None  # None: same as hard_time
+    memory_mb: float | None = 1024
+    file_size_mb: float | None = 64
+    open_files: int | None = 256
+    output_kb: int = 64  # stdout/stderr kept per step
+
+    @property
+    def effective_cpu(self) -> float | None:
+        return self.hard_time if self.cpu_time is None else self.cpu_time
+
+    def to_json(self) -> dict[str, float | int | None]:
+        return {"soft_time": self.soft_time, "hard_time": self.hard_time,
+                "cpu_time": self.effective_cpu, "memory_mb": self.memory_mb,
+                "file_size_mb": self.file_size_mb, "open_files": self.open_files,
+                "output_kb": self.output_kb}
+
+
+def unsupported_limits(limits: Limits) -> list[str]:
+    """The configured limits this platform cannot enforce."""
+    if LINUX:
+        return []
+    wanted = {"cpu_time": limits.effective_cpu, "memory_mb": limits.memory_mb,
+              "file_size_mb": limits.file_size_mb, "open_files": limits.open_files}
+    if POSIX and resource is not None:
+        # macOS applies these rlimits, but not RLIMIT_AS reliably.
+        return ["memory_mb"] if limits.memory_mb else []
+    return [name for name, value in wanted.items() if value]
+
+
+@dataclass
+class RunResult:
+    """What happened to one process run: facts only, no judgement."""
+
+    exit_code: int | None = None  # None when killed by a signal or never started
+    signal: int | None = None
+    timed_out: bool = False  # killed at the hard wall limit
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    peak_kb: int = 0
+    start_error: str | None = None  # the command could not be started
+    stderr_tail: str = ""
+    orphans_killed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.start_error is not None or self.exit_code != 0
+
+
+def _rlimit_setter(limits: Limits):
+    """The preexec function that applies the rlimits in the child."""
+    if resource is None:
+        return None
+    pairs: list[tuple[int, int]] = []
+    cpu = limits.effective_cpu
+    if cpu:
+        soft = max(1, math.ceil(cpu))
+        pairs.append((resource.RLIMIT_CPU, soft))
+    if limits.memory_mb and LINUX:
+        pairs.append((resource.RLIMIT_AS, int(limits.memory_mb * 1024 * 1024)))
+    if limits.file_size_mb:
+        pairs.append((resource.RLIMIT_FSIZE, int(limits.file_size_mb * 1024 * 1024)))
+    if limits.open_files:
+        pairs.append((resource.RLIMIT_NOFILE, int(limits.open_files)))
+
+    def apply() -> None:  # runs between fork and exec: keep it minimal
+        for which, value in pairs:
+            _soft, hard = resource.getrlimit(which)
+            if which == resource.RLIMIT_CPU:
+                # SIGXCPU at the soft limit, SIGKILL a second later.
+                top = value + 1
+            else:
+                top = value
+            if hard != resource.RLIM_INFINITY:
+                value, top = min(value, hard), min(top, hard)
+            resource.setrlimit(which, (value, top))
+
+    return apply
+
+
+_subreaper = False
+
+
+def _become_subreaper() -> None:
+    """Adopt orphans of our players (Linux), so none can outlive its step."""
+    global _subreaper
+    if _subreaper or not LINUX:
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36
+        _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        _subreaper = False
+
+
+def _children() -> set[int]:
+    """Our direct children (Linux), from /proc/self/task/*/children."""
+    pids: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError):
+                with open(f"/proc/self/task/{task}/children") as f:
+                    pids.update(int(p) for p in f.read().split())
+    return pids
+
+
+def _kill_tree(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _sweep_orphans(known: set[int]) -> int:
+    """Kill every child we did not have before the step (re-parented orphans)
+    and everything they spawn, until none is left.  Returns how many."""
+    killed = 0
+    for _ in range(100):
+        strays = _children() - known
+        if not strays:
+            break
+        for pid in strays:
+            _kill_tree(pid)  # its own group, if it made one
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
+            killed += 1
+    return killed
+
+
+def _tail(path: Path, start: int, size: int = 4096) -> str:
+    with contextlib.suppress(OSError):
+        with open(path, "rb") as f:
+            end = f.seek(0, os.SEEK_END)
+            f.seek(max(start, end - size))
+            return f.read().decode("utf-8", "replace")
+    return ""
+
+
+def _cap(path: Path, start: int, keep_kb: int) -> None:
+    """Keep at most ``keep_kb`` of what this step appended to ``path``."""
+    with contextlib.suppress(OSError):
+        size = path.stat().st_size
+        limit = start + keep_kb * 1024
+        if size > limit:
+            with open(path, "r+b") as f:
+                f.truncate(limit)
+                f.seek(limit)
+                f.write(f"\n[referee: {size - limit} more bytes of output dropped]\n".encode())
+
+
+def _wait_posix(proc: subprocess.Popen, deadline: float) -> tuple[int, object | None, bool]:
+    """Block until the child exits or the deadline passes, without polling
+    (pidfd on Linux); kill its group at the deadline.  Returns (status,
+    rusage, timed_out)."""
+    pid = proc.pid
+    timed_out = False
+    pidfd = None
+    if hasattr(os, "pidfd_open"):
+        with contextlib.suppress(OSError):
+            pidfd = os.pidfd_open(pid)
+    try:
+        while True:
+            done, status, usage = _try_wait(pid)
+            if done:
+                return status, usage, timed_out
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                _kill_tree(pid)
+                _, status, usage = os.wait4(pid, 0)
+                return status, usage, timed_out
+            if pidfd is not None:
+                poller = select.poll()
+                poller.register(pidfd, select.POLLIN)
+                poller.poll(max(1, int(remaining * 1000) + 1))
+            else:
+                time.sleep(min(remaining, 0.002))
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _try_wait(pid: int) -> tuple[bool, int, object | None]:
+    wpid, status, usage = os.wait4(pid, os.WNOHANG)
+    return (wpid == pid), status, usage
+
+
+def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: Limits,
+                stdout_path: Path, stderr_path: Path) -> RunResult:
+    """Run ``argv`` once in ``cwd`` with ``limits``; see the module docstring."""
+    result = RunResult()
+    stdout_path.parent.mkdir(parents=True, exist_ok=True)
+    out_start = stdout_path.stat().st_size if stdout_path.exists() else 0
+    err_start = stderr_path.stat().st_size if stderr_path.exists() else 0
+    known = _children() if LINUX else set()
+    if LINUX:
+        _become_subreaper()
+    start = time.monotonic()
+    with open(stdout_path, "ab") as out, open(stderr_path, "ab") as err:
+        try:
+            if POSIX:
+                proc = subprocess.Popen(
+                    list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                    stdout=out, stderr=err, close_fds=True, start_new_session=True,
+                    preexec_fn=_rlimit_setter(limits))
+            else:  # pragma: no cover - Windows
+                proc = subprocess.Popen(
+                    list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                    stdout=out, stderr=err,
+                    creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            result.start_error = f"could not start {argv[0]!r}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+            result.wall_s = time.monotonic() - start
+            return result
+        if POSIX:
+            status, usage, result.timed_out = _wait_posix(proc, start + limits.hard_time)
+            proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
+            result.wall_s = time.monotonic() - start
+            if usage is not None:
+                result.cpu_s = usage.ru_utime + usage.ru_stime
+                # ru_maxrss is KiB on Linux, bytes on macOS.
+                result.peak_kb = usage.ru_maxrss // (1024 if sys.platform == "darwin" else 1)
+            _kill_tree(proc.pid)  # anything left in the player's group
+            if LINUX:
+                result.orphans_killed = _sweep_orphans(known)
+            code = proc.returncode
+        else:  # pragma: no cover - Windows
+            try:
+                code = proc.wait(timeout=limits.hard_time)
+            except subprocess.TimeoutExpired:
+                result.timed_out = True
+                subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)],
+                               capture_output=True, check=False)
+                code = proc.wait()
+            result.wall_s = time.monotonic() - start
+    if code < 0:
+        result.signal = -code
+    else:
+        result.exit_code = code
+    for path, begin in ((stdout_path, out_start), (stderr_path, err_start)):
+        _cap(path, begin, limits.output_kb)
+    if result.failed:
+        result.stderr_tail = _tail(stderr_path, err_start)
+    return result

@@ -1,0 +1,64 @@
+"""Verdicts: what the referee concluded about one step of one player.
+
+Decided where DESIGN.md is silent: the limits (wall, CPU, memory) are always
+faults, even if a decision file was written first; a non-zero exit status is
+only a CRASH when no usable decision was written (many student programs crash
+on exit after saving their move; the exit status is still logged)."""
+from __future__ import annotations
+
+import enum
+import signal
+
+from .runner import Limits, RunResult
+
+
+class Verdict(str, enum.Enum):
+    OK = "OK"
+    LATE = "LATE"  # over the soft limit: recorded, the move still counts
+    MALFORMED = "MALFORMED"
+    NO_DECISION = "NO_DECISION"
+    ILLEGAL = "ILLEGAL"
+    TIMEOUT = "TIMEOUT"
+    CPU_LIMIT = "CPU_LIMIT"
+    MEMORY_LIMIT = "MEMORY_LIMIT"
+    CRASH = "CRASH"
+
+    @property
+    def counts(self) -> bool:
+        """Whether the decision is applied."""
+        return self in (Verdict.OK, Verdict.LATE)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_MEMORY_WORDS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory",
+                 "Out of memory", "OutOfMemoryError")
+
+
+def process_fault(run: RunResult, limits: Limits) -> tuple[Verdict, str] | None:
+    """A limit verdict from the process facts alone, or None."""
+    if run.start_error:
+        return Verdict.CRASH, run.start_error
+    if run.timed_out:
+        return Verdict.TIMEOUT, f"killed at the hard time limit of {limits.hard_time:g} s"
+    cpu = limits.effective_cpu
+    sigxcpu = getattr(signal, "SIGXCPU", None)
+    if run.signal is not None and (run.signal == sigxcpu or
+                                   (cpu and run.signal == signal.SIGKILL and run.cpu_s >= cpu - 0.05)):
+        return Verdict.CPU_LIMIT, f"used {run.cpu_s:.2f} s of CPU, limit {cpu:g} s"
+    if run.failed:
+        near_limit = limits.memory_mb and run.peak_kb >= 0.9 * limits.memory_mb * 1024
+        if any(w in run.stderr_tail for w in _MEMORY_WORDS) or near_limit:
+            return Verdict.MEMORY_LIMIT, f"ran out of memory (limit {limits.memory_mb:g} MiB)"
+    return None
+
+
+def describe_exit(run: RunResult) -> str:
+    if run.signal is not None:
+        try:
+            name = signal.Signals(run.signal).name
+        except ValueError:
+            name = f"signal {run.signal}"
+        return f"killed by {name}"
+    return f"exit status {run.exit_code}"

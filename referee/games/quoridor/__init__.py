@@ -1,0 +1,5 @@
+"""Quoridor for 1 (practice), 2 or 4 players, with the course engine's module
+players.  Rules: shared/rules/quoridor.md; formats: docs/games/quoridor.md."""
+from .game import QuoridorGame
+
+GAME = QuoridorGame()

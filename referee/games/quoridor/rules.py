@@ -1,0 +1,475 @@
+"""Quoridor rules: decisions, positions, legal moves, apply, eject, end.
+
+Everything here follows /shared/rules/quoridor.md.  A position is an
+immutable value; the expensive queries (shortest paths, the legal walls) are
+computed on first use and cached on the instance, which is invisible from the
+outside because nothing else about the instance ever changes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Union
+
+from referee.core.game import Event, GameState, Outcome
+
+from .geometry import (
+    ALL_WALLS, COL, CONFLICTS, DELTA, DIRECTIONS, EDGE_CUTTERS, OPEN_EMPTY, PERPENDICULAR,
+    ROW, SIZE, WALLS, bits_of, coords, on_board, square, wall_id,
+)
+
+START = {1: (8, 4), 2: (0, 4), 3: (4, 0), 4: (4, 8)}
+GOAL = {1: ROW[0], 2: ROW[SIZE - 1], 3: COL[SIZE - 1], 4: COL[0]}
+GOAL_NAME = {1: "row 0", 2: "row 8", 3: "column 8", 4: "column 0"}
+COLOR = {1: "red", 2: "blue", 3: "green", 4: "yellow"}
+WALLS_PER_PLAYER = {1: 20, 2: 10, 4: 5}
+DEFAULT_PLY_CAP = 4 * SIZE * SIZE
+
+
+# ----------------------------------------------------------------- decisions
+@dataclass(frozen=True)
+class Move:
+    """A pawn move from (r1, c1) to (r2, c2) (a step, a jump or a diagonal)."""
+
+    r1: int
+    c1: int
+    r2: int
+    c2: int
+
+    def __str__(self) -> str:
+        return f"M {self.r1} {self.c1} {self.r2} {self.c2}"
+
+
+@dataclass(frozen=True)
+class Wall:
+    """A wall given by its two grid endpoints, stored in reading order."""
+
+    r1: int
+    c1: int
+    r2: int
+    c2: int
+
+    @staticmethod
+    def of(r1: int, c1: int, r2: int, c2: int) -> "Wall":
+        """A wall from endpoints in either order (students write both)."""
+        if (r2, c2) < (r1, c1):
+            r1, c1, r2, c2 = r2, c2, r1, c1
+        return Wall(r1, c1, r2, c2)
+
+    @property
+    def slot(self) -> int | None:
+        """The wall's id in :mod:`geometry`, or None if it is not a legal shape."""
+        return wall_id(self.r1, self.c1, self.r2, self.c2)
+
+    def __str__(self) -> str:
+        return f"W {self.r1} {self.c1} {self.r2} {self.c2}"
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Skip the turn; legal only when nothing else is."""
+
+    def __str__(self) -> str:
+        return "PASS"
+
+
+PASS = Pass()
+Decision = Union[Move, Wall, Pass]
+
+WALL_DECISIONS = [Wall(w.r1, w.c1, w.r2, w.c2) for w in WALLS]
+_MOVES: dict[tuple[int, int], Move] = {}
+
+
+def move_decision(src: int, dst: int) -> Move:
+    """The (shared) Move object for a step between two square indices."""
+    key = (src, dst)
+    found = _MOVES.get(key)
+    if found is None:
+        found = _MOVES[key] = Move(*coords(src), *coords(dst))
+    return found
+
+
+# --------------------------------------------------------------- flood fills
+def expand(frontier: int, opens: tuple[int, int, int, int]) -> int:
+    """The squares one open step away from ``frontier`` (frontier included)."""
+    up, down, left, right = opens
+    return (frontier | ((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
+            | ((frontier & left) >> 1) | ((frontier & right) << 1))
+
+
+def reaches(start: int, goal: int, opens: tuple[int, int, int, int]) -> bool:
+    """Whether square ``start`` can reach the ``goal`` mask (pawns ignored)."""
+    seen = 1 << start
+    while not seen & goal:
+        grown = expand(seen, opens)
+        if grown == seen:
+            return False
+        seen = grown
+    return True
+
+
+def shortest_path(start: int, goal: int, opens: tuple[int, int, int, int]) -> list[int] | None:
+    """One shortest path of squares from ``start`` into ``goal`` (both ends
+    included), pawns ignored; None if the goal cannot be reached.
+
+    Deterministic: among equally short paths it ends on the lowest goal
+    square and steps back through the first open direction (up, down, left,
+    right), so players and tests built on it are reproducible."""
+    layers = [1 << start]
+    seen = layers[0]
+    while not layers[-1] & goal:
+        grown = expand(layers[-1], opens) & ~seen
+        if not grown:
+            return None
+        layers.append(grown)
+        seen |= grown
+    last = layers[-1] & goal
+    cur = (last & -last).bit_length() - 1
+    path = [cur]
+    up, down, left, right = opens
+    for layer in reversed(layers[:-1]):
+        for prev, open_mask in ((cur - SIZE, down), (cur + SIZE, up), (cur - 1, right), (cur + 1, left)):
+            if 0 <= prev and layer >> prev & 1 and open_mask >> prev & 1:
+                cur = prev
+                break
+        path.append(cur)
+    path.reverse()
+    return path
+
+
+def cutters(path: list[int]) -> int:
+    """Walls cutting at least one edge of ``path``: only they can disconnect it."""
+    bits = 0
+    for a, b in zip(path, path[1:]):
+        bits |= EDGE_CUTTERS[(a, b) if a < b else (b, a)]
+    return bits
+
+
+def with_wall(opens: tuple[int, int, int, int], slot: int) -> tuple[int, int, int, int]:
+    blocks = WALLS[slot].blocks
+    return (opens[0] & ~blocks[0], opens[1] & ~blocks[1], opens[2] & ~blocks[2], opens[3] & ~blocks[3])
+
+
+def seats(players: int) -> tuple[int, ...]:
+    return (1, 2, 3, 4)[:players]
+
+
+# ------------------------------------------------------------------ position
+@dataclass(frozen=True, eq=False)
+class QuoridorState(GameState):
+    """One position.  ``pawns[i]`` is player i+1's square index, None once
+    ejected; ``walls`` is the bitset of placed wall slots, ``opens`` the
+    open-step masks it leaves and ``blocked`` the slots it rules out."""
+
+    players: int
+    pawns: tuple[int | None, ...]
+    walls_left: tuple[int, ...]
+    turn: int | None
+    walls: int = 0
+    opens: tuple[int, int, int, int] = OPEN_EMPTY
+    blocked: int = 0
+    ply: int = 0
+    ply_cap: int = DEFAULT_PLY_CAP
+    winner: int | None = None
+    reason: str = ""
+    moves: tuple[tuple[int, str], ...] = ()
+    """Every applied decision as ``(player, text)``; ejections as
+    ``(player, "EJECT")``.  History only: not part of the hashed state."""
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    # ---- construction
+    @staticmethod
+    def start(players: int, ply_cap: int = DEFAULT_PLY_CAP) -> "QuoridorState":
+        ids = seats(players)
+        return QuoridorState(
+            players=players,
+            pawns=tuple(square(*START[p]) for p in ids),
+            walls_left=tuple(WALLS_PER_PLAYER[players] for _ in ids),
+            turn=1,
+            ply_cap=ply_cap,
+        )
+
+    @staticmethod
+    def arrange(players: int, pawns: dict[int, tuple[int, int]], walls: Iterable[Wall],
+                walls_left: dict[int, int], turn: int, ply: int = 0,
+                ply_cap: int = DEFAULT_PLY_CAP) -> "QuoridorState":
+        """A position from its parts (board files, tests).  Players missing
+        from ``pawns`` count as ejected.  Validity is the caller's business
+        (see :func:`arrangement_problem`)."""
+        bits, blocked, opens = 0, 0, OPEN_EMPTY
+        for wall in walls:
+            slot = wall.slot
+            bits |= 1 << slot
+            blocked |= CONFLICTS[slot]
+            opens = with_wall(opens, slot)
+        ids = seats(players)
+        return QuoridorState(
+            players=players,
+            pawns=tuple(square(*pawns[p]) if p in pawns else None for p in ids),
+            walls_left=tuple(walls_left.get(p, 0) for p in ids),
+            turn=turn, walls=bits, opens=opens, blocked=blocked, ply=ply, ply_cap=ply_cap,
+        )
+
+    # ---- simple queries
+    def current_player(self) -> int | None:
+        return self.turn
+
+    def is_terminal(self) -> bool:
+        return self.turn is None
+
+    def active(self) -> tuple[int, ...]:
+        return tuple(p for p in seats(self.players) if self.pawns[p - 1] is not None)
+
+    def pawn(self, player: int) -> tuple[int, int] | None:
+        sq = self.pawns[player - 1]
+        return None if sq is None else coords(sq)
+
+    def wall_list(self) -> list[Wall]:
+        return [WALL_DECISIONS[slot] for slot in bits_of(self.walls)]
+
+    def path(self, player: int) -> list[int] | None:
+        """A shortest path (square indices) for ``player`` to its goal, pawns ignored."""
+        key = ("path", player)
+        if key not in self._cache:
+            self._cache[key] = shortest_path(self.pawns[player - 1], GOAL[player], self.opens)
+        return self._cache[key]
+
+    def distance(self, player: int) -> int | None:
+        path = self.path(player)
+        return None if path is None else len(path) - 1
+
+    def _occupied(self, except_player: int) -> int:
+        bits = 0
+        for p, sq in enumerate(self.pawns, 1):
+            if sq is not None and p != except_player:
+                bits |= 1 << sq
+        return bits
+
+    # ---- legal moves
+    def pawn_targets(self, player: int) -> list[int]:
+        """Squares ``player``'s pawn may move to (steps, jumps, diagonals)."""
+        here = self.pawns[player - 1]
+        if here is None:
+            return []
+        occupied = self._occupied(player)
+        opens = self.opens
+        targets = []
+        for d in DIRECTIONS:
+            if not opens[d] >> here & 1:
+                continue
+            near = here + DELTA[d]
+            if not occupied >> near & 1:
+                targets.append(near)
+            elif opens[d] >> near & 1 and not occupied >> (near + DELTA[d]) & 1:
+                targets.append(near + DELTA[d])
+            else:
+                for side in PERPENDICULAR[d]:
+                    if opens[side] >> near & 1 and not occupied >> (near + DELTA[side]) & 1:
+                        targets.append(near + DELTA[side])
+        return sorted(targets)
+
+    def _wall_blocks_someone(self, slot: int) -> int | None:
+        """The first active player ``slot`` would cut off from its goal, if any."""
+        opens = None
+        for p in self.active():
+            if cutters(self.path(p)) >> slot & 1:
+                opens = opens or with_wall(self.opens, slot)
+                if not reaches(self.pawns[p - 1], GOAL[p], opens):
+                    return p
+        return None
+
+    def legal_walls(self) -> int:
+        """Bitset of the wall slots the player to move may use now."""
+        if "walls" in self._cache:
+            return self._cache["walls"]
+        legal = 0
+        if self.turn is not None and self.walls_left[self.turn - 1] > 0:
+            legal = ALL_WALLS & ~self.blocked
+            risky = 0
+            for p in self.active():
+                risky |= cutters(self.path(p))
+            for slot in bits_of(legal & risky):
+                if self._wall_blocks_someone(slot) is not None:
+                    legal &= ~(1 << slot)
+        self._cache["walls"] = legal
+        return legal
+
+    def legal_decisions(self) -> list[Decision]:
+        if "legal" in self._cache:
+            return self._cache["legal"]
+        decisions: list[Decision] = []
+        if self.turn is not None:
+            here = self.pawns[self.turn - 1]
+            decisions = [move_decision(here, t) for t in self.pawn_targets(self.turn)]
+            decisions += [WALL_DECISIONS[slot] for slot in bits_of(self.legal_walls())]
+            if not decisions:
+                decisions = [PASS]
+        self._cache["legal"] = decisions
+        return decisions
+
+    def auto_decision(self) -> Decision | None:
+        """A forced pass is taken for the player: there is nothing to decide."""
+        legal = self.legal_decisions()
+        return PASS if legal == [PASS] else None
+
+    def illegal_reason(self, decision: Any) -> str | None:
+        if self.turn is None:
+            return "the game is over"
+        if isinstance(decision, Move):
+            return self._move_problem(decision)
+        if isinstance(decision, Wall):
+            return self._wall_problem(decision)
+        if isinstance(decision, Pass):
+            if self.legal_decisions() == [PASS]:
+                return None
+            return "PASS is only allowed when no pawn move and no wall is legal"
+        return f"not a Quoridor decision: {decision!r}"
+
+    def _move_problem(self, move: Move) -> str | None:
+        here = self.pawn(self.turn)
+        if (move.r1, move.c1) != here:
+            return f"your pawn is on ({here[0]},{here[1]}), not ({move.r1},{move.c1})"
+        if not on_board(move.r2, move.c2):
+            return f"({move.r2},{move.c2}) is off the board"
+        targets = self.pawn_targets(self.turn)
+        if square(move.r2, move.c2) in targets:
+            return None
+        options = ", ".join(str(move_decision(square(*here), t)) for t in targets) or "none"
+        return f"the pawn cannot move from ({move.r1},{move.c1}) to ({move.r2},{move.c2}); pawn moves: {options}"
+
+    def _wall_problem(self, wall: Wall) -> str | None:
+        slot = wall.slot
+        if slot is None:
+            return wall_shape_problem(wall)
+        if self.walls_left[self.turn - 1] <= 0:
+            return "you have no walls left"
+        if self.blocked >> slot & 1:
+            for other in bits_of(self.walls & CONFLICTS[slot]):
+                placed = WALL_DECISIONS[other]
+                if placed == wall:
+                    return f"{wall} is already on the board"
+                how = "overlaps" if WALLS[other].horizontal == WALLS[slot].horizontal else "crosses"
+                return f"{wall} {how} {placed}"
+        victim = self._wall_blocks_someone(slot)
+        if victim is not None:
+            return f"{wall} would leave player {victim} no path to {GOAL_NAME[victim]}"
+        return None
+
+    # ---- transitions
+    def _next_turn(self, after: int, pawns: tuple[int | None, ...]) -> int | None:
+        order = seats(self.players)
+        i = order.index(after)
+        for k in range(1, len(order) + 1):
+            p = order[(i + k) % len(order)]
+            if pawns[p - 1] is not None:
+                return p
+        return None
+
+    def apply(self, player: int, decision: Decision) -> tuple["QuoridorState", list[Event]]:
+        if player != self.turn:
+            raise ValueError(f"player {player} moved but it is player {self.turn}'s turn")
+        pawns, walls_left = self.pawns, self.walls_left
+        walls, opens, blocked = self.walls, self.opens, self.blocked
+        winner, reason = None, ""
+        if isinstance(decision, Move):
+            src, dst = square(decision.r1, decision.c1), square(decision.r2, decision.c2)
+            pawns = pawns[:player - 1] + (dst,) + pawns[player:]
+            jumped = abs(decision.r2 - decision.r1) + abs(decision.c2 - decision.c1) > 1
+            events: list[Event] = [{"type": "move", "player": player, "from": list(coords(src)),
+                                    "to": list(coords(dst)), "jump": jumped}]
+            if GOAL[player] >> dst & 1:
+                winner, reason = player, f"player {player} reached {GOAL_NAME[player]}"
+                events.append({"type": "win", "player": player, "reason": reason})
+        elif isinstance(decision, Wall):
+            slot = decision.slot
+            walls |= 1 << slot
+            blocked |= CONFLICTS[slot]
+            opens = with_wall(opens, slot)
+            walls_left = walls_left[:player - 1] + (walls_left[player - 1] - 1,) + walls_left[player:]
+            events = [{"type": "wall", "player": player, "wall": [decision.r1, decision.c1, decision.r2, decision.c2],
+                       "walls_left": walls_left[player - 1]}]
+        else:
+            events = [{"type": "pass", "player": player}]
+        ply = self.ply + 1
+        turn = None if winner else self._next_turn(player, pawns)
+        if turn is not None and ply >= self.ply_cap:
+            turn, reason = None, f"draw: ply cap {self.ply_cap} reached"
+            events.append({"type": "draw", "reason": reason})
+        state = QuoridorState(
+            players=self.players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
+            opens=opens, blocked=blocked, ply=ply, ply_cap=self.ply_cap, winner=winner,
+            reason=reason, moves=self.moves + ((player, str(decision)),),
+        )
+        return state, events
+
+    def eject(self, player: int) -> tuple["QuoridorState", list[Event]]:
+        """The pawn leaves the board, its walls stay; the last active player wins."""
+        if self.pawns[player - 1] is None:
+            raise ValueError(f"player {player} is not on the board")
+        pawns = self.pawns[:player - 1] + (None,) + self.pawns[player:]
+        events: list[Event] = [{"type": "eject", "player": player}]
+        remaining = [p for p in seats(self.players) if pawns[p - 1] is not None]
+        winner, reason, turn = None, "", self.turn
+        if self.players > 1 and len(remaining) == 1:
+            winner, turn = remaining[0], None
+            reason = f"player {winner} is the last active player"
+            events.append({"type": "win", "player": winner, "reason": reason})
+        elif not remaining:
+            turn, reason = None, "no active player left"
+        elif turn == player:
+            turn = self._next_turn(player, pawns)
+        state = QuoridorState(
+            players=self.players, pawns=pawns, walls_left=self.walls_left, turn=turn,
+            walls=self.walls, opens=self.opens, blocked=self.blocked, ply=self.ply,
+            ply_cap=self.ply_cap, winner=winner, reason=reason,
+            moves=self.moves + ((player, "EJECT"),),
+        )
+        return state, events
+
+    # ---- end
+    def outcome(self) -> Outcome:
+        """Winner first; then the players still on the board, tied; then
+        the ejected players, tied.  A draw ties everyone still on the board."""
+        active = self.active()
+        ejected = tuple(p for p in seats(self.players) if p not in active)
+        if self.winner is not None:
+            groups = [(self.winner,), tuple(p for p in active if p != self.winner), ejected]
+        else:
+            groups = [active, ejected]
+        ranking = tuple(g for g in groups if g)
+        return Outcome(winner=self.winner, ranking=ranking, scores=None, reason=self.reason)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "pawns": {str(p): (None if self.pawn(p) is None else list(self.pawn(p))) for p in seats(self.players)},
+            "walls": [[w.r1, w.c1, w.r2, w.c2] for w in self.wall_list()],
+            "walls_left": {str(p): self.walls_left[p - 1] for p in seats(self.players)},
+            "active": list(self.active()),
+            "to_move": self.turn,
+            "ply": self.ply,
+            "ply_cap": self.ply_cap,
+            "winner": self.winner,
+        }
+
+
+def wall_shape_problem(wall: Wall) -> str:
+    """Why endpoints do not describe a wall slot (only called when they don't)."""
+    dr, dc = wall.r2 - wall.r1, wall.c2 - wall.c1
+    if not ((dr == 0 and dc == 2) or (dr == 2 and dc == 0)):
+        return f"{wall} is not a wall: endpoints must be 2 apart in one direction"
+    if dr == 0 and wall.r1 in (0, SIZE):
+        return f"{wall} lies on the board's border (grid row {wall.r1})"
+    if dc == 0 and wall.c1 in (0, SIZE):
+        return f"{wall} lies on the board's border (grid column {wall.c1})"
+    return f"{wall} is off the board: grid lines run 0..{SIZE}"
+
+
+def arrangement_problem(state: QuoridorState) -> str | None:
+    """Why a position built with :meth:`QuoridorState.arrange` cannot start a game."""
+    for p in state.active():
+        if GOAL[p] >> state.pawns[p - 1] & 1:
+            return f"player {p} already stands on its goal ({GOAL_NAME[p]})"
+        if state.path(p) is None:
+            return f"player {p} has no path to {GOAL_NAME[p]}"
+    return None
+

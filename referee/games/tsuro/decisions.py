@@ -1,0 +1,64 @@
+"""Tsuro decisions: small values whose ``str`` is the decision-file text."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.core.game import DecisionError
+
+HELP = "setup step: 'S p' (start position 0..47); play step: 'T i rot r c' (hand index, rotation, cell)"
+
+
+@dataclass(frozen=True)
+class Start:
+    """Setup: put the marker on perimeter start position 0..47."""
+
+    position: int
+
+    def __str__(self) -> str:
+        return f"S {self.position}"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Play: the hand's tile ``index``, turned ``rotation`` quarter turns
+    clockwise, on cell (row, col)."""
+
+    index: int
+    rotation: int
+    row: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"T {self.index} {self.rotation} {self.row} {self.col}"
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Taken by the referee for a player that cannot place a tile."""
+
+    def __str__(self) -> str:
+        return "SKIP"
+
+
+Decision = Start | Place | Skip
+
+_ARITY = {"S": 1, "T": 4}
+
+
+def parse_decision(text: str) -> Decision:
+    words = text.split()
+    if not words:
+        raise DecisionError("empty decision; " + HELP)
+    head, args = words[0].upper(), words[1:]
+    if head == "SKIP" and not args:
+        return Skip()
+    if head not in _ARITY:
+        raise DecisionError(f"unknown decision {words[0]!r}; " + HELP)
+    if len(args) != _ARITY[head]:
+        form = "'S p'" if head == "S" else "'T i rot r c'"
+        raise DecisionError(f"{form} takes {_ARITY[head]} integer(s), got {len(args)}: {text.strip()!r}")
+    try:
+        numbers = [int(a) for a in args]
+    except ValueError:
+        raise DecisionError(f"expected integers after {head!r}, got {text.strip()!r}") from None
+    return Start(*numbers) if head == "S" else Place(*numbers)

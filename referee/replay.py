@@ -1,0 +1,216 @@
+"""Replaying a match folder: recompute every state from the start position and
+the logged decisions, so what is shown (or verified) never depends on trusting
+the snapshots."""
+from __future__ import annotations
+
+import html
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from referee.core.errors import InputError
+from referee.core.game import Game, GameState, Setup
+from referee.core.log import read_log, read_match_yaml, read_result_yaml, state_hash
+from referee.games import get_game
+
+
+class ReplayError(Exception):
+    """The log cannot be replayed from a given step on."""
+
+
+@dataclass
+class GameReplay:
+    root: Path
+    game: Game
+    match: dict[str, Any]
+    records: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    initial: GameState
+
+    def states(self) -> Iterator[tuple[dict[str, Any], GameState]]:
+        """(record, state after it) for every step; ReplayError naming the
+        step where the log stops making sense."""
+        state = self.initial
+        for record in self.records:
+            state = advance(self.game, state, record)
+            yield record, state
+
+
+def load(root: Path) -> GameReplay:
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError("not a match folder", str(root))
+    match = read_match_yaml(root)
+    source = str(root / "match.yaml")
+    for key in ("game", "players", "seed"):
+        if key not in match:
+            raise InputError(f"missing key {key!r}", source)
+    game = get_game(str(match["game"]))
+    variant = match.get("variant") or game.variants[0]
+    board = None
+    board_info = match.get("board") or {}
+    if board_info.get("file"):
+        path = root / board_info["file"]
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+        board = game.parse_board(text, str(path), variant)
+    setup = Setup(variant=variant, players=len(match["players"]), seed=int(match["seed"]),
+                  board=board, settings=match.get("settings") or {})
+    return GameReplay(root, game, match, list(read_log(root)), read_result_yaml(root),
+                      game.initial_state(setup))
+
+
+def advance(game: Game, state: GameState, record: dict[str, Any]) -> GameState:
+    step, player = record["step"], record["player"]
+    if state.is_terminal():
+        raise ReplayError(f"step {step}: the game was already over")
+    if state.current_player() != player:
+        raise ReplayError(f"step {step}: the log says player {player} moved, "
+                          f"but it was player {state.current_player()}'s turn")
+    applied = record.get("applied")
+    if applied is not None:
+        try:
+            decision = game.parse_decision(state, applied)
+        except Exception as exc:
+            raise ReplayError(f"step {step}: logged decision {applied!r} does not parse: {exc}") from None
+        reason = state.illegal_reason(decision)
+        if reason:
+            raise ReplayError(f"step {step}: logged decision {applied!r} is illegal: {reason}")
+        return state.apply(player, decision)[0]
+    fault = record.get("fault")
+    if fault == "eject":
+        return state.eject(player)[0]
+    if fault == "forfeit":
+        return state
+    raise ReplayError(f"step {step}: record has neither an applied decision nor a fault")
+
+
+def verify(replay: GameReplay) -> str | None:
+    """None if every hash matches, else what went wrong first (step named)."""
+    expected = replay.match.get("initial_hash")
+    if expected and state_hash(replay.game, replay.initial) != expected:
+        return "step 0: the initial state does not match match.yaml's initial_hash"
+    steps = 0
+    try:
+        for record, state in replay.states():
+            steps += 1
+            if record.get("step") != steps:
+                return f"step {steps}: the log's record is numbered {record.get('step')}"
+            got = state_hash(replay.game, state)
+            if got != record["hash"]:
+                return f"step {steps}: state hash {record['hash']} in the log, {got} recomputed"
+    except ReplayError as exc:
+        return str(exc)
+    return None
+
+
+def frames(replay: GameReplay) -> list[tuple[dict[str, Any] | None, GameState]]:
+    """Step 0 (no record) then every step, as far as the log replays."""
+    out: list[tuple[dict[str, Any] | None, GameState]] = [(None, replay.initial)]
+    try:
+        out.extend(replay.states())
+    except ReplayError as exc:
+        print(f"referee: warning: replay stops early: {exc}", file=sys.stderr)
+    return out
+
+
+def describe(record: dict[str, Any] | None, total: int) -> str:
+    if record is None:
+        return f"step 0/{total}: start position"
+    from referee.console import format_step
+
+    names = [f"p{i}" for i in range(1, record["player"] + 1)]
+    line = format_step(record, names).replace(f" (p{record['player']})", "", 1)
+    timing = f"    wall {record.get('wall_ms', 0)} ms, cpu {record.get('cpu_ms', 0)} ms, " \
+             f"peak {record.get('peak_kb', 0)} KiB"
+    return f"{line}\n{timing}  [{record['step']}/{total}]"
+
+
+def show(replay: GameReplay, step: int, color: bool = False) -> str:
+    all_frames = frames(replay)
+    if not 0 <= step < len(all_frames):
+        raise InputError(f"step {step} is outside 0..{len(all_frames) - 1}")
+    record, state = all_frames[step]
+    return describe(record, len(all_frames) - 1) + "\n" + replay.game.render(state, None, color)
+
+
+def interactive(replay: GameReplay, color: bool = False) -> None:
+    """n/Enter next, p previous, j K (or K) jump, q quit.  Without a terminal,
+    print every step in order."""
+    all_frames = frames(replay)
+    last = len(all_frames) - 1
+    if not sys.stdin.isatty():
+        for record, state in all_frames:
+            print(describe(record, last))
+            print(replay.game.render(state, None, color))
+        _print_result(replay)
+        return
+    i = 0
+    while True:
+        record, state = all_frames[i]
+        print(describe(record, last))
+        print(replay.game.render(state, None, color))
+        if i == last:
+            _print_result(replay)
+        try:
+            command = input("[n]ext [p]rev [j K] jump [q]uit > ").strip().lower()
+        except EOFError:
+            return
+        if command in ("q", "quit"):
+            return
+        if command in ("", "n", "next"):
+            i = min(i + 1, last)
+        elif command in ("p", "prev"):
+            i = max(i - 1, 0)
+        else:
+            target = command[1:].strip() if command.startswith("j") else command
+            if target.isdigit() and 0 <= int(target) <= last:
+                i = int(target)
+            else:
+                print(f"  unknown command {command!r}; steps are 0..{last}")
+
+
+def _print_result(replay: GameReplay) -> None:
+    if replay.result:
+        r = replay.result
+        print(f"result: winner {r.get('winner')}, {r.get('reason')}")
+
+
+def write_html(replay: GameReplay, path: Path) -> None:
+    """One self-contained page: the boards, a step slider, the log beside it."""
+    data = []
+    last = None
+    for record, state in frames(replay):
+        data.append({"board": replay.game.render(state, None, False),
+                     "info": describe(record, 0).split("  [")[0]})
+        last = record
+    del last
+    title = f"{replay.game.title} replay: {replay.root.name}"
+    page = _HTML.replace("{{title}}", html.escape(title)).replace(
+        "{{data}}", json.dumps(data).replace("</", "<\\/"))
+    Path(path).write_text(page, encoding="utf-8")
+
+
+_HTML = """<!doctype html>
+<html><head><meta charset="utf-8"><title>{{title}}</title>
+<style>body{font-family:sans-serif;margin:1em}pre{background:#f6f6f6;padding:.6em;font-size:15px}
+#info{white-space:pre-wrap;font-family:monospace}</style></head>
+<body><h2>{{title}}</h2>
+<input id="s" type="range" min="0" value="0" style="width:60%">
+<button id="prev">&lt;</button><button id="next">&gt;</button> step <span id="n"></span>
+<div style="display:flex;gap:2em"><pre id="b"></pre><div id="info"></div></div>
+<script>
+const D={{data}};const s=document.getElementById('s');s.max=D.length-1;
+function show(i){s.value=i;document.getElementById('n').textContent=i+'/'+(D.length-1);
+document.getElementById('b').textContent=D[i].board;document.getElementById('info').textContent=D[i].info;}
+s.oninput=()=>show(+s.value);
+document.getElementById('prev').onclick=()=>show(Math.max(0,+s.value-1));
+document.getElementById('next').onclick=()=>show(Math.min(D.length-1,+s.value+1));
+document.onkeydown=e=>{if(e.key=='ArrowRight')show(Math.min(D.length-1,+s.value+1));
+if(e.key=='ArrowLeft')show(Math.max(0,+s.value-1));};show(0);
+</script></body></html>
+"""

@@ -1,0 +1,303 @@
+"""The tournament config file (YAML), checked completely before any game runs.
+
+Every problem is reported as one line naming the config file, the line, the
+key and what is wrong, e.g. ``class.yaml:7: entrants[2].command: missing``.
+Relative paths (boards, out, entrant programs) are relative to the config
+file's folder, so a TA can move the whole folder around.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from referee.core.errors import InputError
+from referee.core.game import Game
+from referee.core import settings as settings_mod
+from referee.core.match import POLICIES, MatchSpec, prepare
+from referee.core.players import make_agent
+from referee.core.rng import derived_rng
+from referee.core.runner import Limits
+from referee.games import get_game
+
+from .formats import FORMATS
+
+SEEDINGS = ("config", "random")
+KEYS = ("game", "variant", "players", "boards", "entrants", "format", "seeding", "rounds",
+        "limits", "policy", "settings", "seed", "out")
+
+
+@dataclass(frozen=True)
+class Entrant:
+    name: str
+    command: str
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    path: Path
+    game: str
+    variant: str | None
+    table_size: int
+    boards: tuple[Path | None, ...]
+    """The board suite; ``(None,)`` means the game's embedded default board."""
+    entrants: tuple[Entrant, ...]
+    format: str
+    seeding: str
+    rounds: int | None
+    limits: dict[str, Any]
+    policy: str | None
+    settings: dict[str, Any]
+    seed: int
+    out: Path
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.entrants]
+
+    def seeded(self) -> tuple[int, ...]:
+        """Entrant indices, best seed first: config order, or shuffled by the seed."""
+        order = list(range(len(self.entrants)))
+        if self.seeding == "random":
+            derived_rng(self.seed, "seeding").shuffle(order)
+        return tuple(order)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything that decides the games and their results: a resumed
+        tournament must see the same (boards by content, so an edited board
+        file is noticed)."""
+        def board_id(board: Path | None) -> str | None:
+            if board is None:
+                return None
+            return f"{board.name}:{hashlib.sha256(board.read_bytes()).hexdigest()[:16]}"
+
+        return {
+            "game": self.game, "variant": self.variant, "players": self.table_size,
+            "boards": [board_id(b) for b in self.boards],
+            "entrants": [[e.name, e.command] for e in self.entrants],
+            "format": self.format, "seeding": self.seeding, "rounds": self.rounds,
+            "limits": self.limits, "policy": self.policy, "settings": self.settings,
+            "seed": self.seed,
+        }
+
+
+def _line_of(node: yaml.Node | None, path: tuple[str | int, ...]) -> int | None:
+    """The 1-based line of the value at ``path`` (or of its nearest parent)."""
+    line = None if node is None else node.start_mark.line + 1
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            match = [(k, v) for k, v in node.value if k.value == part]
+            if not match:
+                break
+            node = match[0][1] if isinstance(match[0][1], yaml.Node) else None
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+class _Reader:
+    """Reads keys from the parsed YAML and turns problems into InputErrors
+    located at the key's line."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        try:
+            self.data = yaml.safe_load(text)
+            self.tree = yaml.compose(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", str(path),
+                             None if mark is None else mark.line + 1,
+                             None if mark is None else mark.column + 1) from None
+        if not isinstance(self.data, dict):
+            raise InputError("expected a mapping of keys (game:, entrants:, format: ...)", str(path))
+
+    def fail(self, path: tuple[str | int, ...], message: str) -> InputError:
+        key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
+                      for i, p in enumerate(path))
+        return InputError(f"{key}: {message}", str(self.path), _line_of(self.tree, path))
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None,
+            required: bool = False) -> Any:
+        if key not in self.data or self.data[key] is None:
+            if required:
+                raise self.fail((key,), "missing")
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise self.fail((key,), f"expected {_kind_word(names)}, got {value!r}")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str | None) -> str | None:
+        value = self.get(key, str, default)
+        if value is not None and value not in choices:
+            raise self.fail((key,), f"{value!r} is not one of: {', '.join(choices)}")
+        return value
+
+
+def _kind_word(names: str) -> str:
+    words = {"str": "a string", "int": "an integer", "dict": "a mapping", "list": "a list"}
+    return " or ".join(words.get(n, n) for n in names.split(" or "))
+
+
+def load_config(path: Path) -> TournamentConfig:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the tournament config: {exc.strerror or exc}", str(path)) from None
+    r = _Reader(path, text)
+    base = path.resolve().parent
+    unknown = [k for k in r.data if k not in KEYS]
+    if unknown:
+        raise r.fail((str(unknown[0]),), f"unknown key; the keys are: {', '.join(KEYS)}")
+
+    name = r.get("game", str, required=True)
+    try:
+        game = get_game(name)
+    except InputError as exc:
+        raise r.fail(("game",), exc.message) from None
+    variant = r.choice("variant", tuple(game.variants), None)
+    default_size = 2 if 2 in game.player_counts else min(game.player_counts)
+    size = r.get("players", int, default_size)
+    if size not in game.player_counts:
+        counts = ", ".join(map(str, game.player_counts))
+        raise r.fail(("players",), f"{game.name} is played by {counts} players, not {size}")
+    fmt = r.choice("format", FORMATS, "round_robin")
+    if size > 2 and fmt != "round_robin":
+        raise r.fail(("format",), f"{fmt} needs two-player games; use round_robin for "
+                                  f"{size}-player tables")
+    rounds = r.get("rounds", int)
+    if rounds is not None and (rounds < 1 or fmt != "round_robin"):
+        raise r.fail(("rounds",), "a positive number of rounds, for round_robin only")
+    entrants = _entrants(r, game, base)
+    if len(entrants) < max(2, size):
+        raise r.fail(("entrants",), f"at least {max(2, size)} entrants are needed, got {len(entrants)}")
+    config = TournamentConfig(
+        path=path.resolve(), game=game.name, variant=variant, table_size=size,
+        boards=_boards(r, game, base), entrants=tuple(entrants), format=fmt,
+        seeding=r.choice("seeding", SEEDINGS, "config"), rounds=rounds,
+        limits=_limits(r, game), policy=r.choice("policy", POLICIES, None),
+        settings=_settings(r, game), seed=r.get("seed", int, 0),
+        out=base / r.get("out", str, f"{path.stem}-results"),
+    )
+    _check_matches(r, config)
+    return config
+
+
+def match_spec(config: TournamentConfig, seats: tuple[int, ...], board: Path | None,
+               seed: int, out: Path) -> MatchSpec:
+    """The core's description of one game: ``seats`` are entrant indices in
+    seat order (player 1 first)."""
+    return MatchSpec(
+        game=config.game, players=[config.entrants[e].command for e in seats], board=board,
+        variant=config.variant, seed=seed, out=out, policy=config.policy,
+        settings=config.settings, limits=config.limits,
+        names=[config.entrants[e].name for e in seats], quiet=True, replace=True,
+        base_dir=config.base_dir)
+
+
+def _entrants(r: _Reader, game: Game, base: Path) -> list[Entrant]:
+    items = r.get("entrants", list, required=True)
+    entrants: list[Entrant] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise r.fail(("entrants", i), "expected a mapping with name: and command:")
+        for key in item:
+            if key not in ("name", "command"):
+                raise r.fail(("entrants", i, str(key)), "unknown key; an entrant has name: and command:")
+        values = {}
+        for key in ("name", "command"):
+            value = item.get(key)
+            if value is None:
+                raise r.fail(("entrants", i, key), "missing")
+            if not isinstance(value, (str, int)) or not str(value).strip():
+                raise r.fail(("entrants", i, key), f"expected a non-empty string, got {value!r}")
+            values[key] = str(value).strip()
+        if any(e.name == values["name"] for e in entrants):
+            raise r.fail(("entrants", i, "name"), f"{values['name']!r} is already an entrant's name")
+        command = values["command"]
+        if command == "human":
+            raise r.fail(("entrants", i, "command"), "a human cannot play in a tournament")
+        try:
+            make_agent(command, game, Limits(), base)
+        except InputError as exc:
+            raise r.fail(("entrants", i, "command"), exc.message) from None
+        entrants.append(Entrant(values["name"], command))
+    return entrants
+
+
+def _boards(r: _Reader, game: Game, base: Path) -> tuple[Path | None, ...]:
+    value = r.get("boards", (str, list))
+    if value is None:
+        return (None,)
+    items = [value] if isinstance(value, str) else value
+    boards: list[Path] = []
+    for i, item in enumerate(items):
+        where = ("boards",) if isinstance(value, str) else ("boards", i)
+        if not isinstance(item, str):
+            raise r.fail(where, f"expected a file, folder or pattern, got {item!r}")
+        found = _expand_boards(base, item)
+        if not found:
+            raise r.fail(where, f"{item!r} names no board file")
+        boards.extend(found)
+    return tuple(boards)
+
+
+def _expand_boards(base: Path, item: str) -> list[Path]:
+    """A folder gives its files (not hidden, not Markdown), sorted by name; a
+    pattern gives its matches, sorted; a file gives itself."""
+    target = base / item
+    if any(c in item for c in "*?["):
+        return sorted(Path(p) for p in glob.glob(str(target)) if Path(p).is_file())
+    if target.is_dir():
+        return sorted(p for p in target.iterdir()
+                      if p.is_file() and not p.name.startswith(".") and p.suffix.lower() != ".md")
+    return [target] if target.is_file() else []
+
+
+def _limits(r: _Reader, game: Game) -> dict[str, Any]:
+    limits = r.get("limits", dict, {})
+    for key in limits:
+        if key not in settings_mod.LIMIT_KEYS:
+            known = ", ".join(settings_mod.LIMIT_KEYS)
+            raise r.fail(("limits", str(key)), f"unknown limit; the limits are: {known}")
+    try:
+        settings_mod.resolve_limits(game, limits)
+    except InputError as exc:
+        raise r.fail(("limits",), exc.message) from None
+    return dict(limits)
+
+
+def _settings(r: _Reader, game: Game) -> dict[str, Any]:
+    settings = r.get("settings", dict, {})
+    for key, value in settings.items():
+        try:
+            settings_mod.split({key: value}, game)
+        except InputError as exc:
+            raise r.fail(("settings", str(key)), exc.message) from None
+    return dict(settings)
+
+
+def _check_matches(r: _Reader, config: TournamentConfig) -> None:
+    """Let the core check a match on every board of the suite, as it will be
+    played (board, variant, settings, policy): nothing fails later."""
+    for i, board in enumerate(config.boards):
+        where: tuple[str | int, ...] = ("boards",) if len(config.boards) == 1 else ("boards", i)
+        try:
+            prepare(match_spec(config, config.seeded()[:config.table_size], board, 0,
+                               config.out / ".check-only"))
+        except InputError as exc:
+            raise r.fail(where if board is not None else ("game",), str(exc)) from None

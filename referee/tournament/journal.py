@@ -1,0 +1,147 @@
+"""What a tournament remembers: one record per finished game, appended to
+``journal.jsonl`` in the output folder.
+
+Each record is one line written with a single ``write`` and fsync'd before the
+next game is counted, so killing the tournament at any moment loses at most
+the games in progress; a line torn by the kill is cut off when the journal is
+opened again.  Standings and bracket decisions are computed from these records
+alone, so a resumed tournament reaches the same results.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+JOURNAL = "journal.jsonl"
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game to play: ``seats`` are entrant indices in seat order
+    (player 1 first); ``board`` indexes the board suite."""
+
+    key: str
+    table: str
+    seats: tuple[int, ...]
+    board: int
+    seed: int
+    extra: bool = False
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished game, as the match folder's result.yaml reported it
+    (player ids are seats, 1-based)."""
+
+    key: str
+    table: str
+    seats: tuple[int, ...]
+    board: int
+    seed: int
+    extra: bool
+    winner: int | None
+    ranking: tuple[tuple[int, ...], ...]
+    scores: dict[int, float] | None
+    reason: str
+    verdicts: dict[int, dict[str, int]]
+    steps: int
+    folder: str  # relative to the tournament's output folder
+    seconds: float = field(default=0.0, compare=False)
+
+    @classmethod
+    def from_result(cls, job: GameJob, result: dict[str, Any], folder: str,
+                    seconds: float) -> "GameRecord":
+        """``result`` has result.yaml's keys (winner, ranking, scores, reason,
+        verdicts, steps); JSON and YAML both turn player ids into strings or
+        ints, so ids are normalised here."""
+        scores = result.get("scores")
+        return cls(
+            key=job.key, table=job.table, seats=tuple(job.seats), board=job.board,
+            seed=job.seed, extra=job.extra, winner=result.get("winner"),
+            ranking=tuple(tuple(int(p) for p in group) for group in result.get("ranking") or ()),
+            scores=None if scores is None else {int(k): float(v) for k, v in scores.items()},
+            reason=str(result.get("reason", "")),
+            verdicts={int(k): {str(v): int(n) for v, n in counts.items()}
+                      for k, counts in (result.get("verdicts") or {}).items()},
+            steps=int(result.get("steps", 0)), folder=folder, seconds=seconds)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["scores"] = None if self.scores is None else {str(k): v for k, v in self.scores.items()}
+        data["verdicts"] = {str(k): v for k, v in self.verdicts.items()}
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "GameRecord":
+        job = GameJob(data["key"], data["table"], tuple(data["seats"]), data["board"],
+                      data["seed"], data["extra"])
+        return cls.from_result(job, data, data["folder"], data.get("seconds", 0.0))
+
+    # ----- per-entrant views
+    def seat_of(self, entrant: int) -> int:
+        return self.seats.index(entrant) + 1
+
+    def points(self, entrant: int) -> float:
+        """1 for beating everyone, 0 for losing to everyone, half a point per
+        tie: win 1 / draw 0.5 / loss 0 in a two-player game, and the same
+        scale whatever the number of players."""
+        seat, others = self.seat_of(entrant), len(self.seats) - 1
+        below = tied = 0
+        for i, group in enumerate(self.ranking):
+            if seat in group:
+                tied = len(group) - 1
+                below = sum(len(g) for g in self.ranking[i + 1:])
+                break
+        return (below + 0.5 * tied) / others
+
+    def result_of(self, entrant: int) -> str:
+        """"win" (the single winner), "draw" (shares the top), or "loss"."""
+        seat = self.seat_of(entrant)
+        if self.winner is not None:
+            return "win" if int(self.winner) == seat else "loss"
+        return "draw" if self.ranking and seat in self.ranking[0] else "loss"
+
+    def score(self, entrant: int) -> float:
+        """The entrant's in-game score (0 for games without scores)."""
+        return 0.0 if self.scores is None else self.scores.get(self.seat_of(entrant), 0.0)
+
+    def verdict_counts(self, entrant: int) -> dict[str, int]:
+        return self.verdicts.get(self.seat_of(entrant), {})
+
+
+class Journal:
+    """The append-only record file of one tournament."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / JOURNAL
+
+    def load(self) -> list[GameRecord]:
+        """Every complete record; a torn last line (a kill mid-write) is cut
+        off the file so the next append starts on a fresh line."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+                os.fsync(f.fileno())
+        records = {}
+        for line in data[:end].splitlines():
+            if line.strip():
+                record = GameRecord.from_json(json.loads(line))
+                records[record.key] = record
+        return list(records.values())
+
+    def append(self, record: GameRecord) -> None:
+        line = (json.dumps(record.to_json(), separators=(",", ":")) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
