@@ -1,0 +1,413 @@
+"""The C++14 student SDK (players/sdk/cpp/referee_sdk.hpp) and the Cantris C++
+template, compiled once for the module and driven as real processes."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SDK_DIR = ROOT / "players" / "sdk" / "cpp"
+TEMPLATE = ROOT / "players" / "cantris" / "template.cpp"
+GXX = shutil.which("g++")
+
+pytestmark = pytest.mark.skipif(GXX is None, reason="g++ is not installed")
+
+# A probe: one sub-command per SDK feature; the result goes to stdout, an
+# exception becomes "error: ..." (or "JsonError@<offset>: ...") and exit 3.
+PROBE_MAIN = r"""
+#include "referee_sdk.hpp"
+
+std::string describe(const referee::Board& board);  // in the second translation unit
+
+namespace {
+
+void print_ints(const referee::IntBoard& board) {
+    for (const auto& row : board) {
+        for (std::size_t c = 0; c < row.size(); ++c) std::cout << (c ? " " : "") << row[c];
+        std::cout << '\n';
+    }
+}
+
+// ".key" -> value["key"], "@i" -> value.at(i), "#i" -> value[i]
+const referee::Json& walk(const referee::Json& value, const std::string& step) {
+    if (step[0] == '.') return value[step.substr(1)];
+    if (step[0] == '@') return value.at(static_cast<std::size_t>(std::stoul(step.substr(1))));
+    return value[std::stoi(step.substr(1))];
+}
+
+void print_as(const referee::Json& value, const std::string& how) {
+    if (how == "int") std::cout << value.as_int();
+    else if (how == "int64") std::cout << value.as_int64();
+    else if (how == "double") std::cout << value.as_double();
+    else if (how == "string") std::cout << value.as_string();
+    else if (how == "bool") std::cout << value.as_bool();
+    else if (how == "size") std::cout << value.size();
+    else if (how.compare(0, 4, "has:") == 0) std::cout << value.has(how.substr(4));
+    else if (how == "is_null") std::cout << value.is_null();
+    else std::cout << value.dump();
+}
+
+void run(int argc, char** argv) {
+    const std::string command = argv[1];
+    if (command == "json") {
+        std::cout << referee::Json::parse(argv[2]).dump();
+    } else if (command == "query") {
+        const referee::Json document = referee::Json::parse(argv[2]);
+        const referee::Json* value = &document;
+        for (int i = 3; i < argc - 1; ++i) value = &walk(*value, argv[i]);
+        print_as(*value, argv[argc - 1]);
+    } else if (command == "board") {
+        std::cout << describe(referee::read_board());
+    } else if (command == "board-ints") {
+        print_ints(referee::read_board_ints());
+    } else if (command == "as-ints") {
+        print_ints(referee::as_ints(referee::read_board()));
+    } else if (command == "ckbd") {
+        std::cout << describe(referee::read_ckbd(std::stoi(argv[2])));
+    } else if (command == "ckbd-ints") {
+        print_ints(referee::read_ckbd_ints(std::stoi(argv[2])));
+    } else if (command == "state") {
+        const referee::Json state = referee::read_state();
+        std::cout << state["you"].as_int() << ' ' << state.dump();
+    } else if (command == "save") {
+        referee::save_decision(7, std::string("up"), 2.5, 'x', "end");
+    } else if (command == "save-twice") {
+        referee::save_decision(1, 2);
+        referee::save_decision(3, 4);
+    } else if (command == "save-none") {
+        referee::save_decision();
+    } else if (command == "args") {
+        referee::set_args(argc - 1, argv + 1);
+        const int step = referee::step();
+        const int player = referee::player_id();
+        std::cout << step << ' ' << player;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        run(argc, argv);
+        return 0;
+    } catch (const referee::JsonError& error) {
+        std::cout << "JsonError@" << error.offset() << ": " << error.what();
+    } catch (const std::exception& error) {
+        std::cout << "error: " << error.what();
+    }
+    return 3;
+}
+"""
+
+# Including the header in a second file proves it links twice (no ODR clash).
+PROBE_SECOND_UNIT = r"""
+#include "referee_sdk.hpp"
+
+std::string describe(const referee::Board& board) {
+    std::string out;
+    for (const auto& row : board) {
+        for (const auto& token : row) out += "[" + token + "]";
+        out += "\n";
+    }
+    return out;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def binaries(tmp_path_factory) -> dict[str, Path]:
+    """Both programs, compiled by two g++ processes running side by side."""
+    build = tmp_path_factory.mktemp("sdk_cpp_build")
+    (build / "probe_main.cpp").write_text(PROBE_MAIN)
+    (build / "probe_second.cpp").write_text(PROBE_SECOND_UNIT)
+    strict = ["-std=c++14", "-Wall", "-Wextra", "-Werror", "-I", str(SDK_DIR)]
+    commands = {
+        "probe": [GXX, *strict, "-pedantic", "-O0", "-o", str(build / "probe"),
+                  str(build / "probe_main.cpp"), str(build / "probe_second.cpp")],
+        # the command the template promises, plus -Werror
+        "player": [GXX, "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(build / "player"),
+                   str(TEMPLATE), "-I", str(SDK_DIR)],
+    }
+    jobs = {name: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for name, cmd in commands.items()}
+    for name, job in jobs.items():
+        output = job.communicate()[0]
+        assert job.returncode == 0, f"{name} does not compile:\n{output}"
+    return {name: build / name for name in commands}
+
+
+def run_probe(binaries, *args: str, cwd: Path | None = None, env: dict | None = None):
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
+    result = subprocess.run([str(binaries["probe"]), *args], cwd=cwd, capture_output=True,
+                            env={**clean_env, **(env or {})}, timeout=30)
+    return result.returncode, result.stdout.decode("utf-8")
+
+
+# ---------------------------------------------------------------- JSON ----
+
+VALID_DOCUMENTS = [
+    "null", "true", "false", "0", "-0", "42", "-17", "3.25", "-12.5e-1", "1E3", "1e+2", "6.02e23",
+    "0.1", "9007199254740993", "-9223372036854775808", "1e-400",
+    '""', '"plain"', r'"\"\\\/\b\f\n\r\t"', r'"caf\u00e9 \u20AC \ud83d\ude00"', r'"a\u0000b"',
+    '"raw é 😀"', "[]", "{}", " \t\n\r[ 1 , [2, [3, []]] ]\n",
+    '{"game": "cantris", "you": 2, "players": [{"id": 1, "status": "ok"}, {"id": 2, "status": "ok"}],'
+    ' "history": [], "limits": {"time": 30.5}, "nested": {"a": {"b": {"c": [null, true]}}}}',
+]
+
+
+@pytest.mark.parametrize("document", VALID_DOCUMENTS)
+def test_valid_documents_round_trip(binaries, document):
+    code, out = run_probe(binaries, "json", document)
+    assert code == 0, out
+    assert json.loads(out) == json.loads(document)
+
+
+def test_integers_beyond_64_bits_are_doubles(binaries):
+    huge = '{"n": 123456789012345678901234567890}'
+    assert run_probe(binaries, "query", huge, ".n", "dump") == (0, "1.2345678901234568e+29")
+    assert run_probe(binaries, "query", huge, ".n", "int64") == (
+        3, "error: json: 1.2345678901234568e+29 is not a 64-bit integer")
+
+
+def test_dump_keeps_exact_integers_key_order_and_escapes(binaries):
+    code, out = run_probe(binaries, "json", '{"z": -9223372036854775808, "a": "\\u0001\\"", "m": 1.5}')
+    assert code == 0
+    assert out == '{"z":-9223372036854775808,"a":"\\u0001\\"","m":1.5}'
+
+
+@pytest.mark.parametrize("document, offset, message", [
+    ("", 0, "unexpected end of input"),
+    ("   ", 3, "unexpected end of input"),
+    ("[1,]", 3, "expected a value"),
+    ("[1 2]", 3, "expected ',' or ']'"),
+    ("{,}", 1, "expected a string key"),
+    ('{"a":1,}', 7, "expected a string key"),
+    ('{"a" 1}', 5, "expected ':'"),
+    ("{1:2}", 1, "expected a string key"),
+    ('{"a":1,"a":2}', 7, 'duplicate key "a"'),
+    ("[1] x", 4, "after the JSON value"),
+    ("01", 0, "leading zeros"),
+    ("-", 1, "expected a digit"),
+    ("+1", 0, "expected a value"),
+    (".5", 0, "expected a value"),
+    ("1.", 2, "expected a digit after '.'"),
+    ("1e", 2, "expected a digit in the exponent"),
+    ("1e400", 0, "out of range"),
+    ("NaN", 0, "expected a value"),
+    ("tru", 0, "expected 'true'"),
+    ("nul", 0, "expected 'null'"),
+    ('"abc', 0, "unterminated string"),
+    ('"a\tb"', 2, "control character"),
+    (r'"\x"', 1, "invalid escape"),
+    (r'"\u12g4"', 5, "4 hex digits"),
+    (r'"\ud800"', 1, "unpaired high surrogate"),
+    (r'"\udc00"', 1, "unpaired low surrogate"),
+    (r'"\ud800\u0041"', 1, "not followed by a low surrogate"),
+    ("[" * 600 + "]" * 600, 512, "nested deeper than 512"),
+])
+def test_invalid_documents_raise_with_offset(binaries, document, offset, message):
+    code, out = run_probe(binaries, "json", document)
+    assert code == 3
+    assert out.startswith(f"JsonError@{offset}: offset {offset}: "), out
+    assert message in out
+
+
+DOC = '{"you": 2, "seed": 12345678901, "t": 2.5, "w": 3.0, "name": "Zoë", "ok": true, "none": null,' \
+      ' "players": [{"id": 1}, {"id": 2, "tags": ["a", "b"]}], "big": 3000000000}'
+
+
+@pytest.mark.parametrize("path, expected", [
+    ([".you", "int"], "2"),
+    ([".seed", "int64"], "12345678901"),
+    ([".t", "double"], "2.5"),
+    ([".w", "int"], "3"),
+    ([".name", "string"], "Zoë"),
+    ([".ok", "bool"], "1"),
+    ([".none", "is_null"], "1"),
+    ([".players", "size"], "2"),
+    (["size"], "9"),
+    ([".players", "@1", ".tags", "#1", "string"], "b"),
+    ([".players", "#0", ".id", "int"], "1"),
+    (["has:seed"], "1"),
+    (["has:missing"], "0"),
+    ([".players", "has:id"], "0"),
+    ([".players", "#1", "dump"], '{"id":2,"tags":["a","b"]}'),
+])
+def test_accessors(binaries, path, expected):
+    assert run_probe(binaries, "query", DOC, *path) == (0, expected)
+
+
+@pytest.mark.parametrize("path, message", [
+    ([".missing", "int"], 'missing key "missing"'),
+    ([".players", "@2", "int"], "index 2 out of range (size 2)"),
+    ([".players", "#-1", "int"], "negative index -1"),
+    ([".name", "int"], "expected a number, got a string"),
+    ([".t", "int"], "2.5 is not a 64-bit integer"),
+    ([".big", "int"], "3000000000 is out of range for an int"),
+    ([".you", "string"], "expected a string, got a number"),
+    ([".you", ".x", "int"], "expected an object, got a number"),
+    ([".you", "size"], "size() of a number, expected an array or an object"),
+    ([".players", "#0", "@0", "int"], "expected an array, got an object"),
+])
+def test_accessor_errors(binaries, path, message):
+    code, out = run_probe(binaries, "query", DOC, *path)
+    assert code == 3
+    assert out == f"error: json: {message}"
+
+
+def test_read_state(binaries, tmp_path):
+    (tmp_path / "state.json").write_text('{"game": "cantris", "you": 1}')
+    assert run_probe(binaries, "state", cwd=tmp_path) == (0, '1 {"game":"cantris","you":1}')
+
+
+def test_read_state_errors_name_the_file(binaries, tmp_path):
+    code, out = run_probe(binaries, "state", cwd=tmp_path)
+    assert (code, out) == (3, "error: state.json: cannot open (No such file or directory)")
+    (tmp_path / "state.json").write_text('{"you": }')
+    code, out = run_probe(binaries, "state", cwd=tmp_path)
+    assert (code, out) == (3, "JsonError@8: state.json: offset 8: unexpected character '}', expected a value")
+
+
+# --------------------------------------------------------------- boards ----
+
+def test_read_board_tokens_skip_blank_lines_and_accept_crlf(binaries, tmp_path):
+    (tmp_path / "Board.txt").write_bytes(b"1 2  3\r\n\r\n \t\n4 x -6\r\n7\n")
+    assert run_probe(binaries, "board", cwd=tmp_path) == (0, "[1][2][3]\n[4][x][-6]\n[7]\n")
+
+
+def test_read_board_ints(binaries, tmp_path):
+    (tmp_path / "Board.txt").write_text("1 2 3\n\n+4 0 -6\n")
+    assert run_probe(binaries, "board-ints", cwd=tmp_path) == (0, "1 2 3\n4 0 -6\n")
+
+
+@pytest.mark.parametrize("command, message", [
+    ("board-ints", "error: Board.txt:3:4: 'x' is not an integer"),
+    ("as-ints", "error: board: row 1, column 1: 'x' is not an integer"),
+])
+def test_bad_token_is_located_also_with_crlf_lines(binaries, tmp_path, command, message):
+    (tmp_path / "Board.txt").write_bytes(b"1 2 3\r\n\r\n4  x 6\r\n")
+    assert run_probe(binaries, command, cwd=tmp_path) == (3, message)
+
+
+def test_int_out_of_range_is_reported(binaries, tmp_path):
+    (tmp_path / "Board.txt").write_text("2147483647 -2147483648 2147483648\n")
+    assert run_probe(binaries, "board-ints", cwd=tmp_path) == (
+        3, "error: Board.txt:1:24: '2147483648' is out of range for an int")
+
+
+def test_missing_board_names_the_file(binaries, tmp_path):
+    assert run_probe(binaries, "board", cwd=tmp_path) == (
+        3, "error: Board.txt: cannot open (No such file or directory)")
+
+
+def test_read_ckbd_reads_the_numbered_snapshot(binaries, tmp_path):
+    (tmp_path / "step_logs").mkdir()
+    (tmp_path / "step_logs" / "step_0.txt").write_text("1 1\n")
+    (tmp_path / "step_logs" / "step_12.txt").write_text("0 5\n3 4\n")
+    assert run_probe(binaries, "ckbd", "12", cwd=tmp_path) == (0, "[0][5]\n[3][4]\n")
+    assert run_probe(binaries, "ckbd-ints", "12", cwd=tmp_path) == (0, "0 5\n3 4\n")
+    assert run_probe(binaries, "ckbd", "3", cwd=tmp_path) == (
+        3, "error: step_logs/step_3.txt: cannot open (No such file or directory)")
+
+
+def test_read_ckbd_ints_locates_bad_tokens_in_the_snapshot(binaries, tmp_path):
+    (tmp_path / "step_logs").mkdir()
+    (tmp_path / "step_logs" / "step_1.txt").write_text("1 2\n3 ?\n")
+    assert run_probe(binaries, "ckbd-ints", "1", cwd=tmp_path) == (
+        3, "error: step_logs/step_1.txt:2:3: '?' is not an integer")
+
+
+# ------------------------------------------------------------ decisions ----
+
+def test_save_decision_exact_bytes(binaries, tmp_path):
+    assert run_probe(binaries, "save", cwd=tmp_path) == (0, "")
+    assert (tmp_path / "decision.txt").read_bytes() == b"7 up 2.5 x end\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["decision.txt"]
+
+
+def test_save_decision_replaces_an_earlier_decision(binaries, tmp_path):
+    (tmp_path / "decision.txt").write_text("stale\n")
+    assert run_probe(binaries, "save-twice", cwd=tmp_path) == (0, "")
+    assert (tmp_path / "decision.txt").read_bytes() == b"3 4\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["decision.txt"]
+
+
+def test_save_decision_without_parts_writes_an_empty_line(binaries, tmp_path):
+    assert run_probe(binaries, "save-none", cwd=tmp_path) == (0, "")
+    assert (tmp_path / "decision.txt").read_bytes() == b"\n"
+
+
+def test_save_decision_reports_an_unwritable_folder(binaries, tmp_path):
+    (tmp_path / "decision.txt.tmp").mkdir()  # the temporary file cannot be created
+    code, out = run_probe(binaries, "save", cwd=tmp_path)
+    assert code == 3
+    assert out.startswith("error: decision.txt.tmp: cannot open for writing")
+    assert not (tmp_path / "decision.txt").exists()
+
+
+# ------------------------------------------------------ step and player ----
+
+@pytest.mark.parametrize("args, env, expected", [
+    (["7", "2"], {}, (0, "7 2")),
+    (["--fast", "5", "1"], {}, (0, "5 1")),
+    (["7", "2"], {"REFEREE_STEP": "9", "REFEREE_PLAYER": "9"}, (0, "7 2")),
+    ([], {"REFEREE_STEP": "4", "REFEREE_PLAYER": "3"}, (0, "4 3")),
+    (["8"], {"REFEREE_STEP": "4", "REFEREE_PLAYER": "3"}, (0, "4 3")),
+    ([], {}, (3, "error: no step: run as '<program> <step> <player_id>' or set REFEREE_STEP")),
+    ([], {"REFEREE_STEP": "4"}, (3, "error: no player id: run as '<program> <step> <player_id>' "
+                                    "or set REFEREE_PLAYER")),
+    (["x", "2"], {}, (3, "error: step (command line): 'x' is not an integer")),
+    ([], {"REFEREE_STEP": "4", "REFEREE_PLAYER": "two"}, (3, "error: REFEREE_PLAYER: 'two' is not an integer")),
+])
+def test_step_and_player_id(binaries, args, env, expected):
+    assert run_probe(binaries, "args", *args, env=env) == expected
+
+
+# ----------------------------------------------------- cantris template ----
+
+def run_player(binaries, folder: Path, *args: str):
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
+    return subprocess.run([str(binaries["player"]), *args], cwd=folder, capture_output=True, text=True,
+                          env=clean_env, timeout=30)
+
+
+def player_folder(tmp_path: Path, snapshots: dict[int, str]) -> Path:
+    (tmp_path / "step_logs").mkdir()
+    for step, text in snapshots.items():
+        (tmp_path / "step_logs" / f"step_{step}.txt").write_text(text)
+    (tmp_path / "Board.txt").write_text(snapshots[max(snapshots)])
+    (tmp_path / "state.json").write_text(json.dumps({"game": "cantris", "step": max(snapshots) + 1, "you": 1}))
+    return tmp_path
+
+
+def test_template_takes_the_first_tile_from_the_bottom_row_up(binaries, tmp_path):
+    folder = player_folder(tmp_path, {0: "1 2 3\n2 3 1\n3 1 2\n"})
+    result = run_player(binaries, folder, "1", "1")
+    assert result.returncode == 0, result.stderr
+    assert (folder / "decision.txt").read_text() == "2 0\n"
+
+
+def test_template_reads_the_snapshot_before_its_step_and_skips_empty_cells(binaries, tmp_path):
+    folder = player_folder(tmp_path, {0: "1 2 3\n2 3 1\n3 1 2\n",
+                                      2: "0 0 0\n0 0 4\n0 0 0\n"})
+    result = run_player(binaries, folder, "3", "2")
+    assert result.returncode == 0, result.stderr
+    assert (folder / "decision.txt").read_text() == "1 2\n"
+
+
+def test_template_reports_a_missing_snapshot_and_exits_1(binaries, tmp_path):
+    result = run_player(binaries, tmp_path, "1", "1")
+    assert result.returncode == 1
+    assert result.stderr == "error: step_logs/step_0.txt: cannot open (No such file or directory)\n"
+    assert not (tmp_path / "decision.txt").exists()
+
+
+def test_template_reports_an_empty_board_and_exits_1(binaries, tmp_path):
+    folder = player_folder(tmp_path, {0: "0 0 0\n0 0 0\n0 0 0\n"})
+    result = run_player(binaries, folder, "1", "1")
+    assert (result.returncode, result.stderr) == (1, "error: no tile left on the board\n")
