@@ -1,0 +1,55 @@
+"""From the games played so far to the games to play next.
+
+A pure function of (format, board suite size, seed, records): no I/O, no
+clock, no order of arrival.  The runner calls it after every game; a resumed
+tournament calls it with the journal's records and gets the same decisions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from .formats import Bracket, RoundRobin
+from .journal import GameJob, GameRecord
+from .tables import Decision, decide
+
+
+@dataclass(frozen=True)
+class Plan:
+    pending: list[GameJob]          # playable now, in bracket/schedule order
+    decisions: dict[str, Decision]  # finished tables
+    finished: bool
+    expected_games: int             # played + pending + an estimate of what follows
+
+
+class Planner:
+    def __init__(self, fmt: RoundRobin | Bracket, seeded: Sequence[int], suite_size: int,
+                 seed: int, table_size: int) -> None:
+        self.fmt = fmt
+        self.seed_rank = {e: i for i, e in enumerate(seeded)}
+        self.suite_size = suite_size
+        self.seed = seed
+        self.games_per_table = suite_size * table_size
+
+    def plan(self, records: Mapping[str, GameRecord]) -> Plan:
+        decisions: dict[str, Decision] = {}
+        winners: dict[str, int | None] = {}
+        while True:  # until a pass decides nothing new
+            pending: list[GameJob] = []
+            tables = 0
+            decided_now = False
+            for table in self.fmt.ready(winners):
+                jobs, decision = decide(table, records, self.suite_size, self.seed,
+                                        self.fmt.needs_winner, self.seed_rank)
+                if decision is None:
+                    pending.extend(jobs)
+                    tables += 1
+                else:
+                    decisions[table.id] = decision
+                    winners[table.id] = decision.winner
+                    decided_now = True
+            if not decided_now:
+                break
+        unseen = max(0, self.fmt.expected_tables() - len(decisions) - tables)
+        return Plan(pending, decisions, self.fmt.finished(winners),
+                    len(records) + len(pending) + unseen * self.games_per_table)
