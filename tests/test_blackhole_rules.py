@@ -118,14 +118,14 @@ def test_third_occurrence_of_a_position_is_a_draw():
     almost = play(twice, *cycle[:3])
     assert not almost.is_terminal()
     done = play(almost, cycle[3])
-    assert done.is_terminal() and done.outcome().reason == "draw: threefold repetition"
+    assert done.is_terminal() and done.outcome().reason == "threefold repetition"
     assert done.ply == 8
 
 
 def test_ply_cap_draw():
     state = state_of(STANDARD, ply_cap=3)
     done = play(state, "0 0 0 3", "4 0 4 3", "0 3 0 0")
-    assert done.is_terminal() and done.outcome().reason == "draw: ply cap (3) reached"
+    assert done.is_terminal() and done.outcome().reason == "ply cap (3) reached"
     assert done.outcome().ranking == ((1, 2),)
 
 

@@ -152,7 +152,7 @@ def test_threefold_repetition_is_a_draw():
     twice = play(state, *cycle)
     assert twice.pieces == state.pieces and not twice.is_terminal()
     done = play(twice, *cycle)
-    assert done.is_terminal() and done.outcome().reason == "draw: threefold repetition"
+    assert done.is_terminal() and done.outcome().reason == "threefold repetition"
 
 
 def test_a_capture_resets_the_repetition_history():
@@ -164,7 +164,7 @@ def test_a_capture_resets_the_repetition_history():
 def test_ply_cap_draw():
     state = state_with(ones=[(8, 4)], twos=[(0, 4)], ply_cap=2)
     done = play(state, "8 4 7 4", "0 4 1 4")
-    assert done.is_terminal() and done.outcome().reason == "draw: ply cap (2) reached"
+    assert done.is_terminal() and done.outcome().reason == "ply cap (2) reached"
 
 
 def test_off_board_and_foreign_pieces_are_rejected_with_reasons():

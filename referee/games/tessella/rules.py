@@ -241,7 +241,7 @@ class TessellaState(GameState):
             reason = "neither player can move"
         else:
             return None
-        return Outcome(None, ((1, 2),), scores, f"draw: {reason}")
+        return Outcome(None, ((1, 2),), scores, reason)
 
     def outcome(self) -> Outcome:
         if self._end is None:
