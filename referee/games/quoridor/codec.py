@@ -101,7 +101,7 @@ def drawing_lines(state: QuoridorState, paint: Paint = _plain) -> list[str]:
         (h_mid if w.r1 == w.r2 else v_mid).add(((w.r1 + w.r2) // 2, (w.c1 + w.c2) // 2))
     pawn_at = {sq: p for p, sq in enumerate(state.pawns, 1) if sq is not None}
     wall = lambda text: paint("wall", text)  # noqa: E731
-    labels = " " * MARGIN + "".join(f"  {c} " for c in range(SIZE))
+    labels = (" " * MARGIN + "".join(f"  {c} " for c in range(SIZE))).rstrip()
     lines = [labels]
     for g in range(SIZE + 1):
         parts = []

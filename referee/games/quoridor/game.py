@@ -1,0 +1,99 @@
+"""Quoridor as the referee core sees it: the Game description tying the rules,
+the text codec, the drawing and the module-player adapter together."""
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from referee.core.errors import InputError
+from referee.core.game import Game, Setup
+
+from . import codec
+from .render import render
+from .rules import DEFAULT_PLY_CAP, GOAL_NAME, Decision, QuoridorState, seats
+
+MODULE_PREFIX = "module:"
+
+
+class QuoridorGame(Game):
+    name = "quoridor"
+    title = "Quoridor"
+    player_counts = (1, 2, 4)
+    settings = {"ply_cap": DEFAULT_PLY_CAP, "premoves": "", "premoves_file": ""}
+    decision_help = codec.DECISION_HELP
+
+    def default_board_text(self, variant: str, players: int) -> str:
+        return codec.board_text(QuoridorState.start(players))
+
+    def parse_board(self, text: str, source: str, variant: str = "standard") -> QuoridorState:
+        return codec.parse_board(text, source)
+
+    def initial_state(self, setup: Setup) -> QuoridorState:
+        state = setup.board if setup.board is not None else QuoridorState.start(setup.players)
+        if state.players != setup.players:
+            raise InputError(f"the board is for {state.players} player(s) but {setup.players} were given")
+        cap = int(setup.settings.get("ply_cap", DEFAULT_PLY_CAP))
+        if cap <= state.ply:
+            raise InputError(f"setting ply_cap: must be above the board's ply {state.ply}, got {cap}")
+        state = dataclasses.replace(state, ply_cap=cap)
+        for source, text in self._premove_texts(setup.settings):
+            state = apply_premoves(state, text, source)
+        return state
+
+    @staticmethod
+    def _premove_texts(settings) -> list[tuple[str, str]]:
+        texts = []
+        path = str(settings.get("premoves_file") or "")
+        if path:
+            try:
+                texts.append((path, Path(path).read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InputError(f"cannot read pre-moves file: {getattr(exc, 'strerror', None) or exc}",
+                                 path) from None
+        if settings.get("premoves"):
+            texts.append(("--set premoves", str(settings["premoves"])))
+        return texts
+
+    def parse_decision(self, state: QuoridorState, text: str) -> Decision:
+        return codec.parse_decision(text)
+
+    def board_text(self, state: QuoridorState, viewer: int | None) -> str:
+        return codec.board_text(state)
+
+    def view_json(self, state: QuoridorState, viewer: int | None) -> dict[str, Any]:
+        """state.json's game part; "moves" is the full move history including
+        pre-moves and ejections (the core's "history" has the steps only)."""
+        data = state.to_json()
+        data["player_count"] = data.pop("players")
+        data["goals"] = {str(p): GOAL_NAME[p] for p in seats(state.players)}
+        data["moves"] = [{"player": p, "decision": text} for p, text in state.moves]
+        return data
+
+    def render(self, state: QuoridorState, viewer: int | None = None, color: bool = False) -> str:
+        return render(state, color)
+
+    def player_command(self, spec: str, base_dir: str) -> list[str] | None:
+        """``module:path/to/player.py``: a course-engine module run through the adapter."""
+        if not spec.startswith(MODULE_PREFIX):
+            return None
+        path = Path(base_dir, spec[len(MODULE_PREFIX):]).resolve()
+        if not path.is_file():
+            raise InputError(f"module player not found: {path}")
+        return [sys.executable, "-m", "referee.games.quoridor.module_adapter", str(path)]
+
+
+def apply_premoves(state: QuoridorState, text: str, source: str) -> QuoridorState:
+    """The position after the pre-moves, each made by the player whose turn it is."""
+    for decision, line in codec.parse_premoves(text, source):
+        if state.is_terminal():
+            raise InputError("pre-moves continue after the game ended", source, line)
+        player = state.turn
+        reason = state.illegal_reason(decision)
+        if reason:
+            raise InputError(f"pre-move {decision} by player {player}: {reason}", source, line)
+        state, _ = state.apply(player, decision)
+    if state.is_terminal():
+        raise InputError(f"the pre-moves end the game ({state.reason})", source)
+    return state
