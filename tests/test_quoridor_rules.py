@@ -308,7 +308,7 @@ def test_board_errors_name_line_and_column():
     assert str(err.value).startswith("b.txt:10:5: ")
     with pytest.raises(InputError, match="pawn 1 appears twice"):
         parse_board(edit(text, 7, 6, "1"), "b.txt")
-    with pytest.raises(InputError, match="b.txt:4: 'walls left'"):
+    with pytest.raises(InputError, match="b.txt:4: player 1 cannot have 11 walls left"):
         parse_board(text.replace("walls left: 1=10", "walls left: 1=11"), "b.txt")
 
 
