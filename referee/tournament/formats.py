@@ -67,11 +67,15 @@ class RoundRobin:
     def expected_tables(self) -> int:
         return len(self.tables)
 
+    def table_ids(self) -> list[str]:
+        return [t.id for t in self.tables]
+
     def placement(self, done: Done) -> dict[int, int] | None:
         """Round robin places come from the standings' points alone."""
         return None
 
-    def bracket_text(self, done: Done, names: Sequence[str]) -> str | None:
+    def bracket_text(self, done: Done, names: Sequence[str],
+                     notes: Mapping[str, str] | None = None) -> str | None:
         return None
 
 
@@ -232,6 +236,9 @@ class Bracket:
     def finished(self, done: Done) -> bool:
         return self.champion(done) is not None
 
+    def table_ids(self) -> list[str]:
+        return [m.id for m in self.matches]
+
     def expected_tables(self) -> int:
         """Games in the usual case (no reset): every entrant but the champion
         loses ``lives`` times, one loss per played match."""
@@ -255,7 +262,10 @@ class Bracket:
                  for e, m in self.losses(done).items()}
         return {e: 1 + sum(1 for other in depth.values() if other > d) for e, d in depth.items()}
 
-    def bracket_text(self, done: Done, names: Sequence[str]) -> str:
+    def bracket_text(self, done: Done, names: Sequence[str],
+                     notes: Mapping[str, str] | None = None) -> str:
+        """The bracket as text; ``notes`` adds a remark to a match (e.g. how a
+        tie was broken)."""
         seed_of = {e: i + 1 for i, e in enumerate(self.seeded)}
 
         def label(entrant: int | None) -> str:
@@ -281,6 +291,8 @@ class Bracket:
             else:
                 winner = done.get(match.id)
                 result = label(winner) if winner is not None else "?"
+            note = (notes or {}).get(match.id)
+            result += f"  [{note}]" if note else ""
             lines.append(f"  {match.id:<6} {label(a)} vs {label(b)}  ->  {result}")
         champion = self.champion(done)
         lines.append(f"\nChampion: {label(champion) if champion is not None else '?'}")

@@ -1,0 +1,45 @@
+"""``referee tournament CONFIG.yaml [--resume] [--jobs N]``.
+
+Exit 0 when the tournament is complete, 2 for a bad config (one line naming
+the file, line and key), 1 when the referee itself failed on a game, 130 when
+interrupted; the last two leave a state that ``--resume`` finishes.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from .config import load_config
+from .runner import Tournament
+from .standings import text_table
+
+
+def default_jobs() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+@click.command("tournament")
+@click.argument("config_file", metavar="CONFIG.yaml", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--resume", is_flag=True,
+              help="Finish an interrupted tournament; finished games are not replayed.")
+@click.option("--jobs", type=click.IntRange(min=1), help="Games played at once (default: number of cores).")
+def tournament_command(config_file: Path, resume: bool, jobs: int | None) -> None:
+    """Play a tournament described by CONFIG.yaml (see docs/tournaments.md)."""
+    config = load_config(config_file)
+    summary = Tournament(config).run(jobs or default_jobs(), resume)
+    if summary.bracket:
+        click.echo(summary.bracket)
+    click.echo(text_table(summary.standings), nl=False)
+    click.echo(f"\n{summary.games} games; standings: {config.out / 'standings.md'} "
+               f"(also standings.csv, games.csv)")
+    if summary.failure:
+        click.echo(f"referee: error: {summary.failure}; fix it, then run again with --resume", err=True)
+        sys.exit(1)
+    if summary.interrupted:
+        click.echo("referee: interrupted; run again with --resume to finish", err=True)
+        sys.exit(130)

@@ -1,0 +1,95 @@
+"""The tournament's output files, rewritten whole (atomically) when it stops:
+
+- ``standings.csv``: one row per entrant, every verdict column;
+- ``standings.md``: standings, the bracket, and every game linked to its
+  match folder;
+- ``bracket.txt``: the bracket (elimination formats);
+- ``games.csv``: one row per game, for graders' scripts.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Sequence
+
+from referee.core import files
+
+from .config import TournamentConfig
+from .journal import GameRecord
+from .planner import Plan
+from .standings import Standing, csv_text, markdown_table
+
+
+def board_name(config: TournamentConfig, index: int) -> str:
+    board = config.boards[index]
+    return "default" if board is None else board.name
+
+
+def result_text(record: GameRecord, names: Sequence[str]) -> str:
+    """``alice wins 12:9``, ``draw 10:10``, or a ranking for bigger tables."""
+    def name(seat: int) -> str:
+        return names[record.seats[seat - 1]]
+
+    scores = ""
+    if record.scores is not None:
+        scores = " " + ":".join(f"{record.scores.get(s, 0):g}" for s in range(1, len(record.seats) + 1))
+    if len(record.seats) == 2:
+        head = f"{name(int(record.winner))} wins" if record.winner is not None else "draw"
+    else:
+        head = " > ".join(" = ".join(name(s) for s in group) for group in record.ranking)
+    return head + scores
+
+
+def bracket(config: TournamentConfig, fmt, plan: Plan) -> str | None:
+    winners = {t: d.winner for t, d in plan.decisions.items()}
+    notes = {t: f"tie-break: {d.how}" for t, d in plan.decisions.items() if d.how not in ("", "points")}
+    return fmt.bracket_text(winners, config.names, notes)
+
+
+def games_csv(config: TournamentConfig, records: Sequence[GameRecord]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    size = config.table_size
+    writer.writerow(["game", "table", "board", *(f"player{s}" for s in range(1, size + 1)),
+                     "winner", "result", "reason", "steps", "folder"])
+    for r in records:
+        winner = "" if r.winner is None else config.names[r.seats[int(r.winner) - 1]]
+        writer.writerow([r.key, r.table, board_name(config, r.board),
+                         *(config.names[e] for e in r.seats), winner,
+                         result_text(r, config.names), r.reason, r.steps, r.folder])
+    return out.getvalue()
+
+
+def markdown(config: TournamentConfig, rows: Sequence[Standing], bracket_text: str | None,
+             records: Sequence[GameRecord], plan: Plan) -> str:
+    state = "finished" if plan.finished else f"unfinished: {len(records)} of about {plan.expected_games} games"
+    parts = [
+        f"# Tournament {config.path.stem}\n",
+        f"{config.game}, {config.format.replace('_', ' ')}, {len(config.entrants)} entrants, "
+        f"{len(config.boards)} board(s), seed {config.seed}: {state}.\n",
+        "## Standings\n", markdown_table(rows),
+    ]
+    if bracket_text:
+        parts += ["## Bracket\n", f"```text\n{bracket_text}```\n"]
+    parts += ["## Games\n", "| game | board | players (seat order) | result | reason | steps |",
+              "|---|---|---|---|---|--:|"]
+    for r in records:
+        players = ", ".join(config.names[e] for e in r.seats)
+        parts.append(f"| [{r.key}]({r.folder}/) | {board_name(config, r.board)} | {players} | "
+                     f"{result_text(r, config.names)} | {r.reason} | {r.steps} |")
+    return "\n".join(parts) + "\n"
+
+
+def write_reports(out: Path, config: TournamentConfig, fmt, plan: Plan,
+                  records: Sequence[GameRecord], rows: Sequence[Standing]) -> str | None:
+    """Write every output file; returns the bracket text (None for round robin)."""
+    order = {table: i for i, table in enumerate(fmt.table_ids())}
+    records = sorted(records, key=lambda r: (order[r.table], r.extra, r.board, r.key))
+    text = bracket(config, fmt, plan)
+    files.write_text(out / "standings.csv", csv_text(rows))
+    files.write_text(out / "standings.md", markdown(config, rows, text, records, plan))
+    files.write_text(out / "games.csv", games_csv(config, records))
+    if text:
+        files.write_text(out / "bracket.txt", text)
+    return text

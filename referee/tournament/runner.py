@@ -1,0 +1,183 @@
+"""Running a tournament: ask the planner for playable games, play up to
+``jobs`` of them at once, journal each one as it finishes, and write the
+reports when it stops (finished, interrupted or failed).
+
+Each game is played by a ``play`` function (by default a worker process per
+game, see :mod:`.worker`); the runner only moves specs and results around.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+import yaml
+
+from referee import __version__
+from referee.core import files
+from referee.core.errors import InputError
+from referee.core.match import MatchSpec
+
+from .config import TournamentConfig, match_spec
+from .formats import Bracket, RoundRobin, make_format
+from .journal import GameJob, GameRecord, Journal
+from .planner import Plan, Planner
+from .progress import Progress
+from .report import result_text, write_reports
+from .standings import Standing, compute_standings
+from .worker import spec_to_json
+
+STATE_FILE = "tournament.json"
+
+Play = Callable[[GameJob, MatchSpec], dict[str, Any]]
+"""Plays one game and returns its result.yaml data."""
+
+
+class GameFailed(Exception):
+    """The referee itself failed on a game (not a player fault: those are
+    verdicts).  The tournament stops; --resume retries the game."""
+
+
+class WorkerPlay:
+    """Plays each game in ``python -m referee.tournament.worker``."""
+
+    def __init__(self) -> None:
+        self._live: set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, job: GameJob, spec: MatchSpec) -> dict[str, Any]:
+        out = Path(spec.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        errors = out.parent / f".{job.key}.stderr.txt"
+        with open(errors, "wb") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", spec_to_json(spec)],
+                                    stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
+            with self._lock:
+                self._live.add(proc)
+            try:
+                code = proc.wait()
+            finally:
+                with self._lock:
+                    self._live.discard(proc)
+                proc.stdin.close()
+        if code != 0:
+            lines = errors.read_text(errors="replace").strip().splitlines() or ["no output"]
+            raise GameFailed(f"game {job.key}: the referee failed (exit {code}): {lines[-1][:200]} "
+                             f"(full output: {errors})")
+        errors.unlink()
+        return yaml.safe_load((out / "result.yaml").read_text(encoding="utf-8"))
+
+    def stop(self) -> None:
+        with self._lock:
+            for proc in self._live:
+                proc.kill()
+
+
+@dataclass
+class Summary:
+    plan: Plan
+    standings: list[Standing]
+    bracket: str | None
+    games: int
+    failure: str | None = None
+    interrupted: bool = False
+
+
+def open_output(config: TournamentConfig, resume: bool) -> dict[str, GameRecord]:
+    """Check the output folder against the config and load its journal."""
+    out = config.out
+    state_path = out / STATE_FILE
+    fingerprint = json.loads(json.dumps(config.fingerprint()))
+    if state_path.exists():
+        saved = json.loads(state_path.read_text(encoding="utf-8")).get("config", {})
+        if not resume:
+            raise InputError(f"{out} already holds a tournament: add --resume to finish it, "
+                             "or set another out: folder")
+        changed = [key for key in fingerprint if saved.get(key) != fingerprint[key]]
+        if changed:
+            raise InputError(f"the config changed since this tournament started ({', '.join(changed)}); "
+                             "restore it, or set another out: folder")
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        files.write_json(state_path, {"referee": __version__, "config_file": str(config.path),
+                                      "config": fingerprint})
+    return {r.key: r for r in Journal(out).load()}
+
+
+class Tournament:
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+        self.seeded = config.seeded()
+        self.format: RoundRobin | Bracket = make_format(
+            config.format, self.seeded, config.table_size, config.rounds, config.seed)
+        self.planner = Planner(self.format, self.seeded, len(config.boards), config.seed,
+                               config.table_size)
+
+    def record(self, job: GameJob, play: Play) -> GameRecord:
+        config = self.config
+        folder = f"games/{job.key}"
+        spec = match_spec(config, job.seats, config.boards[job.board], job.seed, config.out / folder)
+        start = time.monotonic()
+        try:
+            result = play(job, spec)
+        except GameFailed:
+            raise
+        except Exception as exc:  # a referee bug in one game must not lose the others' records
+            raise GameFailed(f"game {job.key}: {type(exc).__name__}: {exc}") from exc
+        return GameRecord.from_result(job, result, folder, round(time.monotonic() - start, 3))
+
+    def run(self, jobs: int, resume: bool, play: Play | None = None,
+            log: TextIO = sys.stderr) -> Summary:
+        records = open_output(self.config, resume)
+        journal = Journal(self.config.out)
+        play = play or WorkerPlay()
+        progress = Progress(log, len(records))
+        running: dict[Future, GameJob] = {}
+        failure: str | None = None
+        interrupted = False
+        pool = ThreadPoolExecutor(max_workers=jobs)
+        try:
+            while True:
+                plan = self.planner.plan(records)
+                started = {job.key for job in running.values()}
+                for job in plan.pending:
+                    if failure is None and len(running) < jobs and job.key not in started:
+                        running[pool.submit(self.record, job, play)] = job
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    job = running.pop(future)
+                    try:
+                        record = future.result()
+                    except GameFailed as exc:
+                        failure = failure or str(exc)
+                        continue
+                    journal.append(record)
+                    records[job.key] = record
+                    last = f"{job.key}: {result_text(record, self.config.names)}"
+                    progress.update(len(records), max(plan.expected_games, len(records)), last)
+        except KeyboardInterrupt:
+            interrupted = True
+            if isinstance(play, WorkerPlay):
+                play.stop()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            progress.close()
+        return self.report(records, failure, interrupted)
+
+    def report(self, records: dict[str, GameRecord], failure: str | None = None,
+               interrupted: bool = False) -> Summary:
+        plan = self.planner.plan(records)
+        winners = {t: d.winner for t, d in plan.decisions.items()}
+        placement = self.format.placement(winners) if plan.finished else None
+        rows = compute_standings(records.values(), self.config.names, self.seeded, placement)
+        bracket = write_reports(self.config.out, self.config, self.format, plan,
+                                list(records.values()), rows)
+        return Summary(plan, rows, bracket, len(records), failure, interrupted)
