@@ -9,8 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import BOARDS, ROOT, referee
+
 SDK_DIR = ROOT / "players" / "sdk" / "cpp"
 TEMPLATE = ROOT / "players" / "cantris" / "template.cpp"
 GXX = shutil.which("g++")
@@ -167,11 +169,16 @@ def test_valid_documents_round_trip(binaries, document):
     assert json.loads(out) == json.loads(document)
 
 
-def test_integers_beyond_64_bits_are_doubles(binaries):
-    huge = '{"n": 123456789012345678901234567890}'
-    assert run_probe(binaries, "query", huge, ".n", "dump") == (0, "1.2345678901234568e+29")
-    assert run_probe(binaries, "query", huge, ".n", "int64") == (
-        3, "error: json: 1.2345678901234568e+29 is not a 64-bit integer")
+@pytest.mark.parametrize("literal, as_double", [
+    ("9223372036854775808", "9.2233720368547758e+18"),  # 2**63
+    ("18446744073709551619", "1.8446744073709552e+19"),  # wraps a careless uint64 to 3
+    ("123456789012345678901234567890", "1.2345678901234568e+29"),
+])
+def test_integers_beyond_64_bits_are_doubles(binaries, literal, as_double):
+    document = f'{{"n": {literal}}}'
+    assert run_probe(binaries, "query", document, ".n", "dump") == (0, as_double)
+    assert run_probe(binaries, "query", document, ".n", "int64") == (
+        3, f"error: json: {as_double} is not a 64-bit integer")
 
 
 def test_dump_keeps_exact_integers_key_order_and_escapes(binaries):
@@ -411,3 +418,21 @@ def test_template_reports_an_empty_board_and_exits_1(binaries, tmp_path):
     folder = player_folder(tmp_path, {0: "0 0 0\n0 0 0\n0 0 0\n"})
     result = run_player(binaries, folder, "1", "1")
     assert (result.returncode, result.stderr) == (1, "error: no tile left on the board\n")
+
+
+def test_template_plays_a_whole_match_through_the_referee(binaries, tmp_path):
+    """10x5: two invocations per turn, every one of them must be accepted."""
+    match = tmp_path / "match"
+    done = referee("play", "cantris", "--player", binaries["player"], "--player", "builtin:random",
+                   "--board", BOARDS / "cantris" / "10x5-1.txt", "--seed", "3", "--out", match, "--quiet")
+    assert done.returncode == 0, done.stderr
+    verdicts = yaml.safe_load((match / "result.yaml").read_text())["verdicts"][1]
+    assert verdicts["OK"] >= 2
+    assert sum(verdicts.values()) == verdicts["OK"]
+    # and the SDK reads the referee's real state.json exactly
+    seat = match / "players" / "p1"
+    code, out = run_probe(binaries, "state", cwd=seat)
+    assert code == 0, out
+    you, dumped = out.split(" ", 1)
+    assert you == "1"
+    assert json.loads(dumped) == json.loads((seat / "state.json").read_text())

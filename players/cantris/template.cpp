@@ -1,6 +1,6 @@
 // A Cantris player to start from.  Build and run it against the referee with
 //
-//     g++ -std=c++14 -O2 -Wall -Wextra -o player template.cpp
+//     g++ -std=c++14 -O2 -Wall -Wextra -o player player.cpp
 //     referee play cantris --player ./player --player builtin:greedy
 //
 // Each turn the referee runs `./player <step> <player_id>` in this player's
