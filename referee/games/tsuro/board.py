@@ -78,6 +78,13 @@ def start_position(facing: Point) -> int | None:
     return START_OF.get(facing) if not on_board(stand[0], stand[1]) else None
 
 
+def free_starts(cells: Cells, taken: Iterable[Point | None]) -> list[int]:
+    """Start positions no marker holds whose perimeter cell is still empty."""
+    held = set(taken)
+    return [s for s in range(PERIMETER)
+            if perimeter(s) not in held and cell_at(cells, *perimeter(s)[:2]) is None]
+
+
 def cell_at(cells: Cells, row: int, col: int) -> Cell | None:
     return cells[index(row, col)] if on_board(row, col) else None
 
@@ -157,18 +164,30 @@ def target_cells(variant: str, cells: Cells, facing: Point) -> list[tuple[int, i
             if (r, c) != (sr, sc) and on_board(r, c) and cells[index(r, c)] is None]
 
 
+def candidates(variant: str, cells: Cells, facing: Point, hand: tuple[int, ...]) -> list[Place]:
+    """Every placement on a target cell, in (index, rotation, cell) order."""
+    targets = target_cells(variant, cells, facing)
+    return [Place(i, rot, r, c) for i in range(len(hand)) for rot in range(ROTATIONS)
+            for r, c in targets]
+
+
+def outcomes(variant: str, cells: Cells, markers: Mapping[int, Point], player: int,
+             hand: Iterable[int]) -> list[tuple[Place, Placement]]:
+    """Each candidate placement of ``player`` with what it would do."""
+    hand = tuple(hand)
+    return [(p, place(cells, markers, hand[p.index], p.rotation, p.row, p.col))
+            for p in candidates(variant, cells, markers[player], hand)]
+
+
 def placements(variant: str, cells: Cells, markers: Mapping[int, Point], player: int,
                hand: Iterable[int]) -> list[Place]:
     """Every legal placement for ``player``, in (index, rotation, cell) order.
 
     ``classic`` forbids a placement that eliminates the mover unless every
     placement of every hand tile does."""
-    targets = target_cells(variant, cells, markers[player])
     hand = tuple(hand)
-    found = [Place(i, rot, r, c) for i in range(len(hand)) for rot in range(ROTATIONS)
-             for r, c in targets]
     if variant != "classic":
-        return found
-    safe = [p for p in found
-            if player not in place(cells, markers, hand[p.index], p.rotation, p.row, p.col).eliminated]
-    return safe or found
+        return candidates(variant, cells, markers[player], hand)
+    results = outcomes(variant, cells, markers, player, hand)
+    safe = [p for p, result in results if player not in result.eliminated]
+    return safe or [p for p, _ in results]

@@ -58,7 +58,7 @@ def render(state: TsuroState, viewer: int | None = None, color: bool = False) ->
             put(top + 1, left + 2, f"#{tile}/{rotation}")
             pairs = TILES[tile].pairs(rotation)
             for k, (a, b) in enumerate(pairs):
-                put(top + 2 + k // 2, left + 1 + 4 * (k % 2), f"{a}-{b}", trails.get((r, c, a, b)))
+                put(top + 2 + k // 2, left + 2 + 4 * (k % 2), f"{a}-{b}", trails.get((r, c, a, b)))
     for p, facing in enumerate(state.markers, start=1):
         if facing is None or state.out[p - 1] is not None:
             continue

@@ -79,9 +79,7 @@ class TsuroState(GameState):
         return "play"
 
     def free_starts(self) -> list[int]:
-        taken = {m for m in self.markers if m is not None}
-        return [s for s in range(geo.PERIMETER)
-                if geo.perimeter(s) not in taken and geo.cell_at(self.cells, *geo.perimeter(s)[:2]) is None]
+        return geo.free_starts(self.cells, self.markers)
 
     def placements_for(self, player: int) -> list[Place]:
         return geo.placements(self.variant, self.cells, self.active_markers(), player,
