@@ -1,0 +1,193 @@
+"""The tournament runner with a fake match function: scheduling, tie-breaks,
+journal, resume and standings, without starting any process."""
+from __future__ import annotations
+
+import io
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from referee.core.rng import derived_rng
+from referee.tournament.config import load_config
+from referee.tournament.journal import GameJob, GameRecord, Journal
+from referee.tournament.runner import Tournament
+from referee.tournament.standings import compute_standings, csv_text
+from referee.tournament.tables import Decision, decide, extra_jobs, regular_jobs
+from referee.tournament.formats import Table
+
+
+def write_config(folder: Path, entrants: int, fmt: str, **extra) -> Path:
+    lines = ["game: cantris", f"format: {fmt}", "seed: 7", "out: out", "entrants:"]
+    lines += [f"  - {{name: p{i}, command: 'builtin:random'}}" for i in range(entrants)]
+    lines += [f"{key}: {json.dumps(value)}" for key, value in extra.items()]
+    path = folder / "class.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class FakePlay:
+    """Deterministic results from the names and the seed: the higher pN
+    usually wins, draws happen; scores follow the result.  Counts calls."""
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.calls: list[str] = []
+        self.fail_after = fail_after
+        self.lock = threading.Lock()
+
+    def __call__(self, job: GameJob, spec) -> dict:
+        with self.lock:
+            if self.fail_after is not None and len(self.calls) >= self.fail_after:
+                raise RuntimeError("simulated crash of the referee")
+            self.calls.append(job.key)
+        strength = [int(name[1:]) for name in spec.names]
+        rng = derived_rng(spec.seed, *spec.names)
+        roll = rng.random()
+        if roll < 0.2:
+            ranking, winner = [[1, 2]], None
+        else:
+            best = 1 if (strength[0] >= strength[1]) == (roll < 0.8) else 2
+            ranking, winner = [[best], [3 - best]], best
+        scores = {str(s): 10.0 + (5 if s == winner else 0) for s in (1, 2)}
+        return {"winner": winner, "ranking": ranking, "scores": scores, "reason": "fake",
+                "verdicts": {"1": {"OK": 3}, "2": {"OK": 2, "TIMEOUT": int(roll > 0.95)}},
+                "steps": 5}
+
+
+def run(config_path: Path, jobs: int = 1, resume: bool = False, play=None):
+    play = play or FakePlay()
+    summary = Tournament(load_config(config_path)).run(jobs, resume, play=play, log=io.StringIO())
+    return summary, play
+
+
+@pytest.mark.parametrize("fmt,entrants", [("round_robin", 5), ("single_elimination", 6),
+                                          ("double_elimination", 7)])
+def test_resume_after_a_failure_gives_the_same_standings(tmp_path, fmt, entrants):
+    whole = tmp_path / "whole"
+    broken = tmp_path / "broken"
+    whole.mkdir(), broken.mkdir()
+    reference, play = run(write_config(whole, entrants, fmt))
+    assert reference.plan.finished and reference.failure is None
+    assert len(play.calls) == len(set(play.calls)) == reference.games
+
+    config = write_config(broken, entrants, fmt)
+    first, crashed = run(config, jobs=2, play=FakePlay(fail_after=5))
+    assert first.failure and "simulated crash" in first.failure and not first.plan.finished
+    assert 0 < first.games <= 5
+    second, resumed = run(config, jobs=3, resume=True)
+    assert len(crashed.calls) == first.games
+    assert not set(resumed.calls) & set(crashed.calls)  # nothing replayed
+    assert second.games == reference.games == first.games + len(resumed.calls)
+    outputs = ["standings.csv", "games.csv"] + (["bracket.txt"] if fmt != "round_robin" else [])
+    for name in outputs:
+        assert (broken / "out" / name).read_text() == (whole / "out" / name).read_text()
+
+
+def test_starting_over_an_existing_tournament_needs_resume(tmp_path):
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config)
+    with pytest.raises(Exception, match="--resume"):
+        run(config)
+    summary, play = run(config, resume=True)
+    assert play.calls == [] and summary.plan.finished
+
+
+def test_resume_refuses_a_changed_config(tmp_path):
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config, play=FakePlay(fail_after=2))
+    config.write_text(config.read_text().replace("seed: 7", "seed: 8"))
+    with pytest.raises(Exception, match=r"config changed.*seed"):
+        run(config, resume=True)
+
+
+def test_round_robin_games_and_standings(tmp_path):
+    summary, play = run(write_config(tmp_path, 4, "round_robin"), jobs=3)
+    assert summary.games == 6 * 2  # 6 pairings, one board, both seats
+    seats = [tuple(GameRecord.from_json(json.loads(line)).seats)
+             for line in (tmp_path / "out" / "journal.jsonl").read_text().splitlines()]
+    assert sorted(seats) == sorted([(a, b) for a in range(4) for b in range(4) if a != b])
+    rows = summary.standings
+    assert sum(r.wins for r in rows) == sum(r.losses for r in rows)
+    assert sum(r.points for r in rows) == summary.games
+    assert [r.points for r in rows] == sorted((r.points for r in rows), reverse=True)
+    assert all(r.games == 6 for r in rows)
+
+
+def test_elimination_outputs(tmp_path):
+    summary, _ = run(write_config(tmp_path, 5, "double_elimination"), jobs=2)
+    out = tmp_path / "out"
+    bracket = (out / "bracket.txt").read_text()
+    assert "Losers' round 1" in bracket and "Champion: p" in bracket
+    champion = summary.standings[0]
+    assert champion.place == 1 and f"Champion: {champion.name}" in bracket
+    md = (out / "standings.md").read_text()
+    assert "## Bracket" in md and "](games/W1-2-b1-s1/)" in md
+    header = (out / "standings.csv").read_text().splitlines()[0].split(",")
+    assert header[:9] == ["place", "name", "seed", "games", "wins", "draws", "losses", "points", "score"]
+    assert {"TIMEOUT", "ILLEGAL", "CRASH", "MEMORY_LIMIT"} <= set(header)
+
+
+def test_board_suite_is_played_from_both_seats(tmp_path):
+    boards = tmp_path / "boards"
+    boards.mkdir()
+    for name, text in (("a.txt", "1 2 3\n2 3 1\n3 1 2\n"), ("b.txt", "3 2 1\n1 3 2\n2 1 3\n")):
+        (boards / name).write_text(text)
+    (boards / "README.md").write_text("not a board")
+    summary, play = run(write_config(tmp_path, 2, "single_elimination", boards="boards"))
+    assert sorted(play.calls)[:4] == ["R1-1-b1-s1", "R1-1-b1-s2", "R1-1-b2-s1", "R1-1-b2-s2"]
+
+
+# ----- tie-break, journal and standings in isolation
+
+def record(job: GameJob, winner: int | None, scores=(0, 0)) -> GameRecord:
+    ranking = [[1, 2]] if winner is None else [[winner], [3 - winner]]
+    return GameRecord.from_result(job, {"winner": winner, "ranking": ranking,
+                                        "scores": {"1": scores[0], "2": scores[1]},
+                                        "reason": "", "verdicts": {}, "steps": 1}, "f", 0)
+
+
+def test_tie_break_points_then_score_then_extra_games_then_seed():
+    table, rank = Table("W1-1", (4, 9)), {4: 1, 9: 0}  # entrant 9 is the better seed
+    a, b = regular_jobs(table, 1, seed=1)
+    assert a.seats == (4, 9) and b.seats == (9, 4) and a.seed == b.seed
+
+    def outcome(done):
+        return decide(table, {r.key: r for r in done}, 1, 1, True, rank)
+
+    pending, decision = outcome([record(a, 1)])
+    assert pending == [b] and decision is None
+    assert outcome([record(a, 1), record(b, 2)])[1] == Decision(4, "points")
+    assert outcome([record(a, 1, (9, 3)), record(b, 1, (7, 2))])[1] == Decision(4, "score")
+    tied = [record(a, None, (5, 5)), record(b, None, (5, 5))]
+    pending, decision = outcome(tied)
+    x1, x2 = extra_jobs(table, 1)
+    assert decision is None and pending == [x1, x2] and x1.extra and x1.seed != a.seed
+    assert outcome(tied + [record(x1, 2), record(x2, 1)])[1] == Decision(9, "extra games")
+    assert outcome(tied + [record(x1, 1), record(x2, 1)])[1] == Decision(9, "seed")
+
+
+def test_points_for_bigger_tables():
+    job = GameJob("t", "t", (5, 6, 7, 8), 0, 0)
+    r = GameRecord.from_result(job, {"winner": None, "ranking": [[2, 3], [1], [4]], "scores": None,
+                                     "reason": "", "verdicts": {}, "steps": 1}, "f", 0)
+    assert [r.points(e) for e in (5, 6, 7, 8)] == [1 / 3, 2.5 / 3, 2.5 / 3, 0]
+    assert [r.result_of(e) for e in (5, 6, 7, 8)] == ["loss", "draw", "draw", "loss"]
+    rows = compute_standings([r], ["a", "b", "c", "d", "e", "f", "g", "h", "i"], [5, 6, 7, 8])
+    assert [row.name for row in rows] == ["g", "h", "f", "i"]
+    assert [row.place for row in rows] == [1, 1, 3, 4]
+
+
+def test_journal_cuts_a_torn_line_and_appends_cleanly(tmp_path):
+    journal = Journal(tmp_path)
+    job = GameJob("R1-1-b1-s1", "R1-1", (0, 1), 0, 3)
+    journal.append(record(job, 1))
+    with open(journal.path, "ab") as f:
+        f.write(b'{"key": "R1-1-b1-s2", "tab')  # killed in the middle of a write
+    assert [r.key for r in journal.load()] == ["R1-1-b1-s1"]
+    second = GameJob("R1-1-b1-s2", "R1-1", (1, 0), 0, 3)
+    journal.append(record(second, 2))
+    loaded = journal.load()
+    assert [r.key for r in loaded] == ["R1-1-b1-s1", "R1-1-b1-s2"]
+    assert loaded[1] == record(second, 2)
+    assert csv_text(compute_standings(loaded, ["x", "y"], [0, 1])).splitlines()[1].startswith("1,x,1,2,2,0,0,2")
