@@ -1,0 +1,109 @@
+"""Config errors name the file, the line and the key, before anything runs."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import main
+from referee.core.errors import InputError
+from referee.tournament.config import load_config
+
+GOOD = """\
+game: cantris
+format: double_elimination
+seeding: random
+seed: 4
+limits: {soft_time: 5}
+entrants:
+  - name: ann
+    command: builtin:random
+  - name: bob
+    command: builtin:greedy
+  - name: cy
+    command: python3 bots/cy.py
+"""
+
+
+def write(tmp_path, text):
+    path = tmp_path / "class.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def error(tmp_path, text) -> str:
+    with pytest.raises(InputError) as caught:
+        load_config(write(tmp_path, text))
+    return str(caught.value)
+
+
+def test_a_good_config(tmp_path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "cy.py").write_text("")
+    config = load_config(write(tmp_path, GOOD))
+    assert config.names == ["ann", "bob", "cy"] and config.boards == (None,)
+    assert config.out == tmp_path / "class-results" and config.table_size == 2
+    assert sorted(config.seeded()) == [0, 1, 2]
+    assert config.seeded() == load_config(write(tmp_path, GOOD)).seeded()
+
+
+@pytest.mark.parametrize("change,expected", [
+    (("game: cantris", "game: chess"), "class.yaml:1: game: unknown game 'chess'"),
+    (("format: double_elimination", "format: swiss"), "class.yaml:2: format: 'swiss' is not one of"),
+    (("seeding: random", "seeding: [1]"), "class.yaml:3: seeding: expected a string"),
+    (("seed: 4", "seed: four"), "class.yaml:4: seed: expected an integer, got 'four'"),
+    (("soft_time: 5", "soft_tme: 5"), "class.yaml:5: limits.soft_tme: unknown limit"),
+    (("soft_time: 5", "soft_time: -1"), "class.yaml:5: limits: limit soft_time: must be positive"),
+    (("command: builtin:greedy", "command: builtin:genius"),
+     "class.yaml:10: entrants[1].command: no built-in player 'genius' for cantris"),
+    (("    command: builtin:greedy\n", ""), "class.yaml:9: entrants[1].command: missing"),
+    (("name: cy", "name: ann"), "class.yaml:11: entrants[2].name: 'ann' is already an entrant's name"),
+    (("command: builtin:random", "command: human"), "entrants[0].command: a human cannot play"),
+    (("seed: 4", "sed: 4"), "class.yaml:4: sed: unknown key"),
+    (("seed: 4", "rounds: 2"), "class.yaml:4: rounds: a positive number of rounds, for round_robin only"),
+    (("seed: 4", "players: 3"), "class.yaml:4: players: cantris is played by 2 players, not 3"),
+    (("seed: 4", "settings: {depth: 3}"), "class.yaml:4: settings.depth: unknown setting 'depth'"),
+])
+def test_errors_name_line_and_key(tmp_path, change, expected):
+    assert expected in error(tmp_path, GOOD.replace(*change))
+
+
+def test_fewer_than_two_entrants(tmp_path):
+    text = GOOD.split("  - name: bob")[0]
+    assert "entrants: at least 2 entrants are needed, got 1" in error(tmp_path, text)
+
+
+def test_board_suite_errors(tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert "boards: 'empty' names no board file" in error(tmp_path, GOOD + "boards: empty\n")
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "a.txt").write_text("1 2 3\n2 3 1\n3 1 2\n")
+    (tmp_path / "suite" / "b.txt").write_text("1 2 3\n2 x 1\n3 1 2\n")
+    message = error(tmp_path, GOOD + "boards: [suite/a.txt, suite/b.txt]\n")
+    assert message.startswith(f"{tmp_path / 'class.yaml'}:13: boards[1]: ")
+    assert "b.txt:2:3:" in message
+
+
+def test_elimination_needs_two_player_tables(tmp_path):
+    text = """\
+    game: tsuro
+    players: 4
+    format: single_elimination
+    entrants: [{name: a, command: 'python3 x.py'}, {name: b, command: 'python3 x.py'},
+               {name: c, command: 'python3 x.py'}, {name: d, command: 'python3 x.py'}]
+    """
+    assert "class.yaml:3: format: single_elimination needs two-player games" in error(tmp_path, text)
+
+
+def test_bad_yaml_is_located(tmp_path):
+    assert "class.yaml:2:7: not valid YAML" in error(tmp_path, "game: cantris\nseed: : 3\n")
+
+
+def test_cli_exits_2_with_one_line(tmp_path):
+    path = write(tmp_path, GOOD.replace("seed: 4", "seed: four"))
+    result = CliRunner().invoke(main, ["tournament", str(path)])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "seed: expected an integer" in lines[0]
+    assert not (tmp_path / "class-results").exists()  # nothing ran
