@@ -12,7 +12,7 @@ from referee.core.game import Game, Setup
 
 from . import codec
 from .render import render
-from .rules import DEFAULT_PLY_CAP, GOAL_NAME, Decision, QuoridorState, seats
+from .rules import DEFAULT_PLY_CAP, GOAL_NAME, Decision, QuoridorState, Wall, seats
 
 MODULE_PREFIX = "module:"
 
@@ -73,6 +73,15 @@ class QuoridorGame(Game):
 
     def render(self, state: QuoridorState, viewer: int | None = None, color: bool = False) -> str:
         return render(state, color)
+
+    def state_from_json(self, data: dict[str, Any]) -> QuoridorState:
+        """A position from ``to_json`` or state.json data (history not included)."""
+        players = data.get("player_count", data.get("players"))
+        pawns = {int(p): tuple(sq) for p, sq in data["pawns"].items() if sq is not None}
+        return QuoridorState.arrange(
+            players, pawns, [Wall.of(*w) for w in data["walls"]],
+            {int(p): n for p, n in data["walls_left"].items()}, data["to_move"],
+            data.get("ply", 0), data.get("ply_cap", DEFAULT_PLY_CAP))
 
     def player_command(self, spec: str, base_dir: str) -> list[str] | None:
         """``module:path/to/player.py``: a course-engine module run through the adapter."""
