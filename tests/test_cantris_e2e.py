@@ -207,3 +207,40 @@ def test_bad_board_files_exit_2_with_one_line(tmp_path, text, message):
         assert len(lines) == 1 and lines[0] == f"referee: error: {message}" or message in lines[0], lines
         assert "Traceback" not in proc.stderr
     assert not (tmp_path / "m").exists()
+
+
+def test_fork_hog_is_cleaned_up_after_its_step(tmp_path, make_player):
+    hog = make_player("hog", textwrap.dedent("""
+        import os, time
+        pids = []
+        for _ in range(40):
+            pid = os.fork()
+            if pid == 0:
+                if os.getpid() % 2:
+                    os.setsid()
+                time.sleep(300)
+                os._exit(0)
+            pids.append(pid)
+        open("hog_pids", "w").write(" ".join(map(str, pids)))
+    """) + FIRST_CELL)
+    out = tmp_path / "m"
+    play(out, hog, "builtin:greedy")
+    mine = [r for r in log(out) if r["player"] == 1]
+    assert all(r["verdict"] == "OK" for r in mine)
+    for pid in map(int, (out / "players" / "p1" / "hog_pids").read_text().split()):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("import os; os.mkdir('decision.txt')", "decision.txt cannot be read"),
+    ("open('decision.txt', 'w').write('1 ' * 100000)", "decision.txt is over 64 KiB"),
+    ("open('decision.txt', 'wb').write(bytes(range(256)))", "expected two integers"),
+])
+def test_garbage_decision_files_are_malformed(tmp_path, make_player, body, message):
+    bad = make_player("bad", body)
+    out = tmp_path / "m"
+    play(out, bad, "builtin:greedy")
+    record = log(out)[0]
+    assert record["verdict"] == "MALFORMED" and message in record["message"]
+    assert len(record["decision"]) <= 200

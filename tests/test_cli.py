@@ -1,0 +1,224 @@
+"""The command-line contract: play, replay (--step, --verify, --html, stepping),
+validate, new-player, configs; bad input exits 2 with one line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import BOARDS, ROOT, referee
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("match") / "m"
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--seed", "5", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "result: player" in proc.stdout and "step   1" in proc.stdout
+    return out
+
+
+def test_play_draws_every_step_and_the_result(finished):
+    records = (finished / "log.jsonl").read_text().splitlines()
+    match = yaml.safe_load((finished / "match.yaml").read_text())
+    assert match["seed"] == 5 and match["game"] == "cantris"
+    assert [p["name"] for p in match["players"]] == ["builtin:greedy", "builtin:random"]
+    assert len(records) == yaml.safe_load((finished / "result.yaml").read_text())["steps"]
+
+
+def test_replay_step_shows_that_position(finished):
+    proc = referee("replay", finished, "--step", "1", "--no-color")
+    assert proc.returncode == 0
+    first = json.loads((finished / "log.jsonl").read_text().splitlines()[0])
+    assert f"step   1  player 1  {first['applied']}" in proc.stdout
+    assert proc.stdout.strip().endswith(f"player 1 = {first['scores']['1']}, player 2 = 0")
+
+
+def test_replay_steps_through_with_next_prev_jump(finished):
+    # stdin is not a terminal: the whole game is printed in order.
+    proc = referee("replay", finished, "--no-color", input="")
+    steps = yaml.safe_load((finished / "result.yaml").read_text())["steps"]
+    assert proc.stdout.count("wall ") == steps and "result: winner" in proc.stdout
+
+
+def test_interactive_replay_commands(finished, monkeypatch, capsys):
+    from referee import replay
+
+    loaded = replay.load(finished)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    answers = iter(["n", "", "p", "j 3", "zz", "0", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    replay.interactive(loaded)
+    out = capsys.readouterr().out
+    shown = [line.rsplit("[", 1)[1].split("/")[0] if line.endswith("]") else "0"
+             for line in out.splitlines() if line.endswith("]") or line.startswith("step 0/")]
+    # start, next, next (Enter), prev, jump 3, unknown (stay), jump 0
+    assert shown == ["0", "1", "2", "1", "3", "3", "0"]
+    assert "unknown command 'zz'" in out
+
+
+def test_verify_detects_tampering_and_names_the_step(finished, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    lines = (copy / "log.jsonl").read_text().splitlines()
+    record = json.loads(lines[2])
+    board = yaml.safe_load((copy / "match.yaml").read_text())
+    assert board["initial_hash"]
+    # Claim a different (legal-looking) move at step 3.
+    r, c = map(int, record["applied"].split())
+    record["applied"] = f"{r} {(c + 1) % 4}"
+    lines[2] = json.dumps(record)
+    (copy / "log.jsonl").write_text("\n".join(lines) + "\n")
+    proc = referee("replay", copy, "--verify")
+    assert proc.returncode == 1
+    assert "step 3:" in proc.stderr and "FAILED" in proc.stderr
+
+
+def test_verify_rejects_a_damaged_log_with_one_line(finished, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    with open(copy / "log.jsonl", "a") as f:
+        f.write("{not json\n")
+    proc = referee("replay", copy, "--verify")
+    assert proc.returncode == 2
+    n = len((copy / "log.jsonl").read_text().splitlines())
+    assert proc.stderr.strip() == f"referee: error: {copy / 'log.jsonl'}:{n}:2: not valid JSON: " \
+                                  "Expecting property name enclosed in double quotes"
+
+
+def test_html_replay_is_one_self_contained_file(finished, tmp_path):
+    page = tmp_path / "r.html"
+    assert referee("replay", finished, "--html", page).returncode == 0
+    text = page.read_text()
+    assert text.count("<script>") == 1 and "http" not in text.split("<body>")[1]
+    steps = yaml.safe_load((finished / "result.yaml").read_text())["steps"]
+    data = json.loads(text.split("const D=")[1].split(";const s=")[0])
+    assert len(data) == steps + 1
+
+
+def test_validate_ok_and_warnings(tmp_path):
+    assert referee("validate", "cantris", BOARDS / "cantris" / "10x5-1.txt").stdout.endswith(": ok\n")
+    board = tmp_path / "b.txt"
+    board.write_text("1 1 1 2\n2 3 4 1\n3 4 1 2\n")
+    out = referee("validate", "cantris", board).stdout
+    assert "warning: 3x4 is not a standard size" in out and "run of 3" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (("play", "chess", "--player", "x"), "unknown game 'chess'; choose one of: "),
+    (("play", "cantris", "--player", "builtin:random"), "cantris is played by 2 players, got 1"),
+    (("play", "cantris", "--player", "builtin:nope", "--player", "builtin:random"),
+     "no built-in player 'nope' for cantris; choose one of: greedy, random"),
+    (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--set", "ply=3"),
+     "unknown setting 'ply' for cantris"),
+    (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--set", "cpu_time=x"),
+     "limit cpu_time: expected a number, got 'x'"),
+    (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--board", "nope.txt"),
+     "nope.txt: cannot read board file: No such file or directory"),
+    (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--variant", "big"),
+     "unknown variant 'big' for cantris"),
+    (("replay", "nowhere", "--verify"), "nowhere: not a match folder"),
+    (("validate", "cantris", "nope.txt"), "nope.txt: cannot read: No such file or directory"),
+])
+def test_bad_usage_exits_2_with_one_line(tmp_path, args, message):
+    proc = referee(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], lines
+
+
+def test_config_file_gives_every_option_and_flags_override(tmp_path):
+    (tmp_path / "b.txt").write_text((BOARDS / "cantris" / "6x3-2.txt").read_text())
+    (tmp_path / "match.yaml").write_text(yaml.safe_dump({
+        "players": ["builtin:greedy", "builtin:random"], "board": "b.txt", "seed": 11,
+        "out": "m", "time_limit": 5, "limits": {"memory_mb": 512}, "names": ["alice", "bob"]}))
+    proc = referee("play", "cantris", "--config", "match.yaml", "--seed", "12", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    match = yaml.safe_load((tmp_path / "m" / "match.yaml").read_text())
+    assert match["seed"] == 12 and match["board"]["source"].endswith("b.txt")
+    assert match["limits"]["soft_time"] == 5 and match["limits"]["hard_time"] == 10
+    assert match["limits"]["memory_mb"] == 512
+    assert [p["name"] for p in match["players"]] == ["alice", "bob"]
+    (tmp_path / "bad.yaml").write_text("players: [a, b]\nplyers: 3\n")
+    proc = referee("play", "cantris", "--config", "bad.yaml", cwd=tmp_path)
+    assert proc.returncode == 2 and "bad.yaml: unknown key 'plyers'" in proc.stderr
+
+
+def test_existing_output_folder_is_not_overwritten_without_replace(finished):
+    proc = referee("play", "cantris", "--player", "builtin:random", "--player", "builtin:random",
+                   "--out", finished)
+    assert proc.returncode == 2 and "exists and is not empty" in proc.stderr
+
+
+def test_default_output_folder_is_named_after_game_date_and_seed(tmp_path):
+    for _ in range(2):
+        proc = referee("play", "cantris", "--player", "builtin:random", "--player", "builtin:random",
+                       "--seed", "9", "--quiet", cwd=tmp_path)
+        assert proc.returncode == 0
+    names = sorted(p.name for p in (tmp_path / "step_logs").iterdir())
+    assert len(names) == 2 and names[0].startswith("cantris-") and names[0].endswith("-9")
+    assert names[1] == names[0] + "-2"
+
+
+def test_human_player_is_shown_the_moves_and_asked_again(tmp_path):
+    # Player 1 is the human: a garbage line and an illegal cell are refused,
+    # then a legal move is played; then Ctrl-D (end of input).
+    proc = referee("play", "cantris", "--player", "human", "--player", "builtin:greedy",
+                   "--out", tmp_path / "m", "--no-color", input="hello\n0 9\n2 1\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "legal (32):" in proc.stdout
+    assert "not accepted: expected two integers 'r c'" in proc.stdout
+    assert "not accepted: cell (0, 9) is off the 8x4 board" in proc.stdout
+    records = [json.loads(x) for x in (tmp_path / "m" / "log.jsonl").read_text().splitlines()]
+    assert records[0]["applied"] == "2 1" and records[0]["events"][1]["points"] == 3
+    assert records[-1]["player"] == 1 and records[-1]["verdict"] == "NO_DECISION"
+
+
+def test_new_player_python_template_runs_unchanged(tmp_path):
+    assert referee("new-player", "cantris", "bot", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "bot" / "referee_sdk" / "__init__.py").exists()
+    proc = referee("play", "cantris", "--player", f"{sys.executable} bot/player.py",
+                   "--player", "builtin:greedy", "--out", "m", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = yaml.safe_load((tmp_path / "m" / "result.yaml").read_text())
+    assert result["verdicts"][1]["OK"] == sum(result["verdicts"][1].values()) > 0
+    again = referee("new-player", "cantris", "bot", cwd=tmp_path)
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_python_sdk_reads_and_writes_the_protocol_files(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "players" / "sdk" / "python"))
+    try:
+        import referee_sdk
+    finally:
+        sys.path.pop(0)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REFEREE_GAME", "cantris")
+    (tmp_path / "step_logs").mkdir()
+    (tmp_path / "step_logs" / "step_0.txt").write_text("1 2 3\n3 1 2\n")
+    (tmp_path / "Board.txt").write_text("0 2 3\n3 1 2\n")
+    (tmp_path / "state.json").write_text('{"game": "cantris", "you": 2}')
+    assert referee_sdk.read_ckbd(0) == [[1, 2, 3], [3, 1, 2]]
+    assert referee_sdk.read_board() == [[0, 2, 3], [3, 1, 2]]
+    assert referee_sdk.read_state()["you"] == 2
+    referee_sdk.save_decision(1, 2)
+    assert (tmp_path / "decision.txt").read_text() == "1 2\n"
+    calls = []
+    monkeypatch.setattr(sys, "argv", ["p.py", "4", "2"])
+    referee_sdk.run(lambda step: calls.append(step))
+    referee_sdk.run(lambda step, me: calls.append((step, me)))
+    assert calls == [4, (4, 2)]
+
+
+def test_python_m_referee_works():
+    proc = subprocess.run([sys.executable, "-m", "referee", "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "referee" in proc.stdout
