@@ -105,8 +105,8 @@ def open_output(config: TournamentConfig, resume: bool) -> dict[str, GameRecord]
                              "restore it, or set another out: folder")
     else:
         out.mkdir(parents=True, exist_ok=True)
-        files.write_json(state_path, {"referee": __version__, "config_file": str(config.path),
-                                      "config": fingerprint})
+        state = {"referee": __version__, "config_file": str(config.path), "config": fingerprint}
+        files.write_text(state_path, json.dumps(state, indent=1) + "\n")
     return {r.key: r for r in Journal(out).load()}
 
 

@@ -1,0 +1,102 @@
+"""Real tournaments of built-in players: every game a real match in its own
+process; killed and resumed."""
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BOARD = ROOT / "boards" / "cantris" / "6x3-1.txt"
+
+
+def write_config(folder: Path, fmt: str, entrants: list[tuple[str, str]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {"game": "cantris", "boards": str(BOARD), "format": fmt, "seed": 11, "out": "out",
+              "limits": {"soft_time": 10},
+              "entrants": [{"name": n, "command": c} for n, c in entrants]}
+    path = folder / "class.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def tournament(config: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "referee", "tournament", str(config), *args]
+
+
+def journal_keys(out: Path) -> list[str]:
+    path = out / "journal.jsonl"
+    if not path.exists():
+        return []
+    return [yaml.safe_load(line)["key"] for line in path.read_text().splitlines() if line.endswith("}")]
+
+
+def test_round_robin_of_builtin_players(tmp_path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "broken.py").write_text("import sys\nsys.exit(3)\n")
+    config = write_config(tmp_path, "round_robin", [
+        ("rand", "builtin:random"), ("greedy", "builtin:greedy"), ("broken", "python3 bots/broken.py")])
+    run = subprocess.run(tournament(config, "--jobs", "2"), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = tmp_path / "out"
+    games = list(csv.DictReader((out / "games.csv").open()))
+    assert len(games) == 3 * 2
+    for game in games:
+        result = yaml.safe_load((out / game["folder"] / "result.yaml").read_text())
+        assert result["game"] == "cantris"
+        assert (out / game["folder"] / "log.jsonl").exists()
+    rows = {r["name"]: r for r in csv.DictReader((out / "standings.csv").open())}
+    broken = rows["broken"]
+    assert broken["games"] == "4" and broken["losses"] == "4" and broken["CRASH"] == "4"
+    assert broken["place"] == "3"  # it forfeits every game
+    assert int(rows["rand"]["wins"]) + int(rows["greedy"]["wins"]) + int(rows["rand"]["draws"]) >= 4
+    assert "broken" in run.stdout and "CRASH" in run.stdout  # the printed table
+    assert "6/6 games" in run.stderr and "ETA" in run.stderr  # progress, plain lines off a TTY
+    md = (out / "standings.md").read_text()
+    assert md.count("](games/rr") == 6
+
+
+def test_killed_tournament_resumes_to_the_same_standings(tmp_path):
+    entrants = [("r1", "builtin:random"), ("g1", "builtin:greedy"), ("r2", "builtin:random"),
+                ("g2", "builtin:greedy")]
+    whole = write_config(tmp_path / "whole", "double_elimination", entrants)
+    reference = subprocess.run(tournament(whole, "--jobs", "2"), capture_output=True, text=True, timeout=300)
+    assert reference.returncode == 0, reference.stderr
+
+    killed = write_config(tmp_path / "killed", "double_elimination", entrants)
+    out = tmp_path / "killed" / "out"
+    proc = subprocess.Popen(tournament(killed, "--jobs", "2"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(journal_keys(out)) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)  # the tournament only: its game workers notice and stop
+    proc.wait()
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("game workers outlived the killed tournament")
+    before = journal_keys(out)
+    assert 3 <= len(before) < len(journal_keys(tmp_path / "whole" / "out"))
+    stamps = {k: (out / "games" / k / "result.yaml").stat().st_mtime_ns for k in before}
+
+    resumed = subprocess.run(tournament(killed, "--resume", "--jobs", "2"), capture_output=True,
+                             text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    after = journal_keys(out)
+    assert after[:len(before)] == before and len(after) == len(set(after))
+    assert {k: (out / "games" / k / "result.yaml").stat().st_mtime_ns for k in before} == stamps
+    for name in ("standings.csv", "bracket.txt", "games.csv"):
+        assert (out / name).read_text() == (tmp_path / "whole" / "out" / name).read_text(), name
+    assert resumed.stdout == reference.stdout.replace(str(tmp_path / "whole"), str(tmp_path / "killed"))
