@@ -350,3 +350,9 @@ def test_render_draws_markers_on_their_ports():
     assert lines[5][1 + 3] == "1"
     assert "#33/0" in lines[2]
     assert "\x1b[" in GAME.render(after, None, color=True)
+
+
+@pytest.mark.parametrize("name", ["empty.txt", "center.txt"])
+def test_shipped_start_files_are_valid(name):
+    cells = GAME.parse_board((ROOT / "boards" / "tsuro" / name).read_text(), name, "seed")
+    assert len(cells) == 36 and GAME.board_warnings(cells) == []

@@ -2,7 +2,7 @@
 
 ``Board.txt`` and snapshots (one format; ``#`` starts a comment)::
 
-    # Tsuro 6x6, variant seed. Cells: '.' empty or TILE/ROT ...
+    # Tsuro 6x6. Cells: '.' empty or TILE/ROT ...
     #     0     1     2     3     4     5
     0     .     .     .     .     .     .
     1     .  12/1     .     .     .     .
@@ -38,9 +38,9 @@ def cell_token(cell: tuple[int, int] | None) -> str:
     return "." if cell is None else f"{cell[0]}/{cell[1]}"
 
 
-def grid_lines(cells: Cells, variant: str) -> list[str]:
+def grid_lines(cells: Cells) -> list[str]:
     header = "#  " + "".join(f"{c:>{CELL_WIDTH}}" for c in range(geo.SIZE))
-    lines = [f"# Tsuro {geo.SIZE}x{geo.SIZE}, variant {variant}. Cells: '.' empty or TILE/ROT "
+    lines = [f"# Tsuro {geo.SIZE}x{geo.SIZE}. Cells: '.' empty or TILE/ROT "
              "(tile id 0..34, quarter turns clockwise 0..3).", header]
     for r in range(geo.SIZE):
         row = cells[geo.index(r, 0):geo.index(r, geo.SIZE)]
@@ -58,7 +58,7 @@ def marker_words(facing: Point | None) -> str:
 
 
 def board_text(state: TsuroState, viewer: int | None) -> str:
-    lines = grid_lines(state.cells, state.variant)
+    lines = grid_lines(state.cells)
     lines.append("# Markers: 'start POS', or 'cell R C port P' (the cell it last crossed, "
                  "the port it stands on); 'out REASON' once out.")
     for p in range(1, state.players + 1):
@@ -125,9 +125,9 @@ def parse_board(text: str, source: str) -> Cells:
     return tuple(cells)
 
 
-def start_text(cells: Cells, variant: str = "seed") -> str:
+def start_text(cells: Cells) -> str:
     """A start file for ``cells`` (what ``parse_board`` reads back)."""
-    return "\n".join(grid_lines(cells, variant)) + "\n"
+    return "\n".join(grid_lines(cells)) + "\n"
 
 
 def _by_player(values: dict[int, Any]) -> dict[str, Any]:
