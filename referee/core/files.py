@@ -10,15 +10,19 @@ from typing import Any
 import yaml
 
 
+def write_plain(path: Path, text: str) -> None:
+    """A plain write, for files nobody reads while they are written (a
+    player's inputs are written before it starts; a new snapshot is only
+    read once its step is logged)."""
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
 def write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
     os.replace(tmp, path)
-
-
-def write_json(path: Path, data: Any) -> None:
-    write_text(path, json.dumps(data, indent=1, sort_keys=False) + "\n")
 
 
 def write_yaml(path: Path, data: Any) -> None:

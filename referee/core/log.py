@@ -26,6 +26,7 @@ class MatchFolder:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._log = None
+        self._seats: set[int] = set()
 
     @staticmethod
     def text_hash(text: str) -> str:
@@ -40,19 +41,15 @@ class MatchFolder:
         self._log = open(self.root / "log.jsonl", "a", encoding="utf-8", newline="\n")
 
     def seat_dir(self, player: int) -> Path:
+        """The player's private folder (created with its step_logs/ on first use)."""
         path = self.root / "players" / f"p{player}"
-        path.mkdir(parents=True, exist_ok=True)
+        if player not in self._seats:
+            (path / "step_logs").mkdir(parents=True, exist_ok=True)
+            self._seats.add(player)
         return path
 
-    def write_text(self, path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        files.write_text(path, text)
-
-    def write_json(self, path: Path, data: Any) -> None:
-        files.write_json(path, data)
-
     def write_snapshot(self, step: int, text: str) -> None:
-        files.write_text(self.root / "step_logs" / f"step_{step}.txt", text)
+        files.write_plain(self.root / "step_logs" / f"step_{step}.txt", text)
 
     def append_log(self, record: dict[str, Any]) -> None:
         assert self._log is not None

@@ -8,6 +8,7 @@ through an :class:`referee.core.players.Agent`.  Every input is checked in
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import secrets
 import shutil
@@ -19,7 +20,7 @@ from typing import Any, Callable, Hashable, Mapping
 from referee import __version__
 from referee.games import get_game
 
-from . import settings as settings_mod
+from . import files, settings as settings_mod
 from .errors import InputError
 from .game import Event, Game, GameState, Outcome, Setup
 from .log import MatchFolder, state_hash
@@ -313,11 +314,12 @@ class Match:
     # ----- the player's private folder
     def _write_player_files(self, workdir: Path, step: int, player: int, state: GameState) -> None:
         game, p = self.game, self.p
+        # Plain writes: the player is not running while its inputs are written.
         snapshots = workdir / "step_logs"
         for k in range(self.synced[player], step):
-            self.folder.write_text(snapshots / f"step_{k}.txt", game.snapshot_text(self.states[k], player))
+            files.write_plain(snapshots / f"step_{k}.txt", game.snapshot_text(self.states[k], player))
         self.synced[player] = step
-        self.folder.write_text(workdir / "Board.txt", game.board_text(state, player))
+        files.write_plain(workdir / "Board.txt", game.board_text(state, player))
         view = {
             "game": game.name,
             "variant": p.variant,
@@ -332,7 +334,7 @@ class Match:
         }
         for key, value in game.view_json(state, player).items():
             view.setdefault(key, value)
-        self.folder.write_json(workdir / "state.json", view)
+        files.write_plain(workdir / "state.json", json.dumps(view, separators=(",", ":")))
         try:
             os.remove(workdir / "decision.txt")
         except FileNotFoundError:
