@@ -1,0 +1,132 @@
+"""Black Hole Escape end to end: real player processes through `referee play`
+(built-ins, the templates, an `r c D` player), both seats, replays verified."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import BOARDS, ROOT, referee
+
+SDK = ROOT / "players" / "sdk" / "python" / "referee_sdk"
+STUCK_START = "1 2 0 0 0\n2 0 0 0 0\n0 0 3 0 0\n0 0 0 0 0\n0 0 0 0 2\n"
+
+
+def play(out: Path, *players: str, board: Path | None = None, seed: int = 5, extra=()) -> dict:
+    args = ["play", "blackhole", *[a for p in players for a in ("--player", p)], "--seed", seed,
+            "--out", out, "--quiet", *extra]
+    proc = referee(*args, *(("--board", board) if board else ()))
+    assert proc.returncode == 0, proc.stderr
+    return yaml.safe_load((out / "result.yaml").read_text())
+
+
+def log(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+
+
+def assert_clean_and_verified(out: Path, result: dict) -> list[dict]:
+    records = log(out)
+    assert result["steps"] == len(records) > 0
+    assert {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
+    assert referee("replay", out, "--verify").returncode == 0
+    return records
+
+
+def student_copy(tmp_path: Path, source: Path) -> str:
+    """The program in a folder of its own with the SDK beside it, as a student has it."""
+    folder = tmp_path / source.stem
+    shutil.copytree(SDK, folder / "referee_sdk", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(source, folder / "player.py")
+    return f"{sys.executable} {folder / 'player.py'}"
+
+
+@pytest.mark.parametrize("seats", [("builtin:greedy", "builtin:random"),
+                                   ("builtin:random", "builtin:greedy")])
+def test_builtins_play_a_verified_match_from_both_seats(tmp_path, seats):
+    out = tmp_path / "m"
+    # Seed 37 makes both games short (a dozen plies): Black Hole games are long otherwise.
+    result = play(out, *seats, board=BOARDS / "blackhole" / "standard.txt", seed=37)
+    records = assert_clean_and_verified(out, result)
+    greedy = seats.index("builtin:greedy") + 1
+    assert result["winner"] == greedy and result["reason"] == f"player {greedy} saved 2 ships"
+    saves = [e for r in records for e in r["events"] if e["type"] == "save"]
+    assert [e["saved"] for e in saves if e["player"] == greedy][-1] == 2
+    state = json.loads((out / "players" / "p1" / "state.json").read_text())
+    assert state["game"] == "blackhole" and state["you"] == 1 and len(state["board"]) == 5
+    snapshot = (out / "step_logs" / f"step_{len(records)}.txt").read_text()
+    assert snapshot.count("\n") == 5 and snapshot.split()[12] == "3"
+
+
+def test_python_template_plays_both_seats(tmp_path):
+    assert referee("new-player", "blackhole", tmp_path / "me").returncode == 0
+    me = f"{sys.executable} {tmp_path / 'me' / 'player.py'}"
+    for seats in ((me, "builtin:greedy"), ("builtin:random", me)):
+        out = tmp_path / f"m{seats.index(me)}"
+        result = play(out, *seats, extra=("--set", "ply_cap=20"))
+        assert_clean_and_verified(out, result)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_cpp_template_compiles_and_plays_both_seats(tmp_path):
+    assert referee("new-player", "blackhole", tmp_path / "me", "--lang", "cpp").returncode == 0
+    binary = tmp_path / "me" / "player"
+    subprocess.run(["g++", "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary,
+                    tmp_path / "me" / "player.cpp"], check=True)
+    for seats in ((str(binary), "builtin:random"), ("builtin:greedy", str(binary))):
+        out = tmp_path / f"m{seats.index(str(binary))}"
+        result = play(out, *seats, extra=("--set", "ply_cap=20"))
+        assert_clean_and_verified(out, result)
+
+
+def test_direction_form_decisions_are_applied_as_slides(tmp_path):
+    player = student_copy(tmp_path, ROOT / "tests" / "seed_players" / "blackhole_directions.py")
+    out = tmp_path / "m"
+    result = play(out, player, "builtin:random", extra=("--set", "ply_cap=20"))
+    records = assert_clean_and_verified(out, result)
+    first = records[0]
+    # From the standard start the first ship (0 0) goes down: it slides to 3 0.
+    assert first["decision"].strip() == "0 0 D" and first["applied"] == "0 0 3 0"
+
+
+def test_the_referee_passes_for_a_stuck_player(tmp_path):
+    board = tmp_path / "stuck.txt"
+    board.write_text(STUCK_START)
+    out = tmp_path / "m"
+    result = play(out, "builtin:greedy", "builtin:greedy", board=board,
+                  extra=("--set", "ply_cap=10"))
+    records = assert_clean_and_verified(out, result)
+    assert records[0]["auto"] is True and records[0]["applied"] == "pass"
+    assert {"type": "pass", "player": 1} in records[0]["events"]
+
+
+def test_an_unneeded_pass_is_illegal(tmp_path, make_player):
+    passer = make_player("passer", "open('decision.txt', 'w').write('pass')")
+    out = tmp_path / "m"
+    result = play(out, passer, "builtin:random")
+    record = log(out)[0]
+    assert record["verdict"] == "ILLEGAL" and "pass only when no ship can move" in record["message"]
+    assert result["winner"] == 2
+
+
+def test_validate_start_files(tmp_path):
+    for path in sorted((BOARDS / "blackhole").glob("*.txt")):
+        proc = referee("validate", "blackhole", path)
+        assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr
+    bad = tmp_path / "bad.txt"
+    bad.write_text(STUCK_START.replace("0 0 3 0 0", "0 0 3 3 0"))
+    proc = referee("validate", "blackhole", bad)
+    assert proc.returncode == 2
+    assert f"{bad}:3:7: the black hole (3) must be at the centre" in proc.stderr
+
+
+def test_replay_renders_the_board(tmp_path):
+    out = tmp_path / "m"
+    play(out, "builtin:greedy", "builtin:random", extra=("--set", "ply_cap=4"))
+    proc = referee("replay", out, "--step", "4")
+    assert proc.returncode == 0
+    assert " 2  " in proc.stdout and "@" in proc.stdout and "ply 4/4" in proc.stdout
