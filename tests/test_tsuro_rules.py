@@ -356,3 +356,14 @@ def test_render_draws_markers_on_their_ports():
 def test_shipped_start_files_are_valid(name):
     cells = GAME.parse_board((ROOT / "boards" / "tsuro" / name).read_text(), name, "seed")
     assert len(cells) == 36 and GAME.board_warnings(cells) == []
+
+
+def test_a_player_who_empties_the_pile_while_still_short_takes_the_dragon():
+    s = state({1: 20, 2: 30}, {1: [STRAIGHT], 2: [27, 5, 6]}, pile=(7,))
+    after, _ = s.apply(1, Place(0, 0, *geo.perimeter(20)[:2]))
+    assert after.hands[0] == () and after.alive() == [1, 2]
+    after, events = after.apply(2, Place(0, 0, *geo.perimeter(30)[:2]))
+    assert after.current == 1 and after.hands[0] == (7,) and after.pile == ()
+    assert after.dragon == 1
+    assert events[-2:] == [{"type": "draw", "player": 1, "tiles": 1},
+                           {"type": "dragon", "from": None, "to": 1}]

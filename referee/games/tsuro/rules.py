@@ -262,21 +262,21 @@ class TsuroState(GameState):
         return state, events
 
     def _refill(self, player: int) -> tuple["TsuroState", list[Event]]:
-        """Start of a turn: draw up to HAND tiles; with the pile empty and
-        nobody holding it, a player short of tiles takes the dragon."""
+        """Start of a turn: draw up to HAND tiles; a player still short with
+        the pile empty takes the dragon if nobody holds it."""
         hand = self.hands[player - 1]
         need = HAND - len(hand)
         if need <= 0:
             return self, []
-        if self.pile:
-            hands = list(self.hands)
-            hands[player - 1] = hand + self.pile[:need]
-            drawn = min(need, len(self.pile))
-            return (replace(self, hands=tuple(hands), pile=self.pile[need:]),
-                    [{"type": "draw", "player": player, "tiles": drawn}])
-        if self.dragon is None:
-            return replace(self, dragon=player), [{"type": "dragon", "from": None, "to": player}]
-        return self, []
+        hands = list(self.hands)
+        hands[player - 1] = hand + self.pile[:need]
+        state = replace(self, hands=tuple(hands), pile=self.pile[need:])
+        drawn = len(hands[player - 1]) - len(hand)
+        events: list[Event] = [{"type": "draw", "player": player, "tiles": drawn}] if drawn else []
+        if len(hands[player - 1]) < HAND and not state.pile and state.dragon is None:
+            state = replace(state, dragon=player)
+            events.append({"type": "dragon", "from": None, "to": player})
+        return state, events
 
     def _end_event(self) -> Event:
         return {"type": "game_over", "reason": self.outcome().reason}
