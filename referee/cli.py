@@ -29,6 +29,13 @@ class Group(click.Group):
             return super().invoke(ctx)
         except InputError as exc:
             fail(exc)
+        except Exception as exc:
+            from referee.core.match import RefereeError
+
+            if not isinstance(exc, RefereeError):
+                raise
+            click.echo(f"referee: {exc}", err=True)
+            sys.exit(3)
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})

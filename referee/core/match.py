@@ -32,6 +32,11 @@ from .verdicts import Verdict, describe_exit, process_fault
 POLICIES = ("forfeit", "eject", "random")
 
 
+class RefereeError(Exception):
+    """A bug in the referee or a game's code stopped a match (never a player's
+    fault).  The match folder keeps everything up to the failing step."""
+
+
 @dataclass
 class MatchSpec:
     """Everything that defines a match (the ``referee play`` options)."""
@@ -189,23 +194,37 @@ class Match:
         self.observer.start(p, state)
         step = 0
         forfeit: tuple[int, Verdict] | None = None
-        while not state.is_terminal() and forfeit is None:
-            player = state.current_player()
-            if player is None:
-                break
-            step += 1
-            state, record, forfeit = self._step(step, player, state)
-            self.states.append(state)
-            record["scores"] = _scores_json(state)
-            record["hash"] = state_hash(game, state)
-            self.folder.append_log(record)
-            self.folder.write_snapshot(step, game.snapshot_text(state, None))
-            self.observer.step(p, record, state)
-        outcome = self._forfeit_outcome(state, *forfeit) if forfeit else state.outcome()
+        try:
+            while not state.is_terminal() and forfeit is None:
+                player = state.current_player()
+                if player is None:
+                    break
+                step += 1
+                state, record, forfeit = self._step(step, player, state)
+                self.states.append(state)
+                record["scores"] = _scores_json(state)
+                record["hash"] = state_hash(game, state)
+                self.folder.append_log(record)
+                self.folder.write_snapshot(step, game.snapshot_text(state, None))
+                self.observer.step(p, record, state)
+            outcome = self._forfeit_outcome(state, *forfeit) if forfeit else state.outcome()
+        except Exception as exc:  # a bug in game code: keep the log, say where, stop cleanly
+            raise self._internal_error(step, exc) from exc
         result = MatchResult(outcome, self.verdicts, step, p.out)
         self.folder.write_result(self._result_yaml(result, state))
         self.observer.finish(p, result)
         return result
+
+    def _internal_error(self, step: int, exc: Exception) -> "RefereeError":
+        import traceback
+
+        report = self.p.out / "referee-error.txt"
+        files.write_text(report, "".join(traceback.format_exception(exc)))
+        self.folder.write_result({"game": self.game.name, "winner": None, "ranking": [],
+                                  "scores": None, "reason": f"referee error at step {step}: {exc!r}",
+                                  "steps": step - 1, "verdicts": self.verdicts})
+        return RefereeError(f"internal error at step {step} ({exc!r}); the log up to step "
+                            f"{step - 1} is kept, details in {report}")
 
     def _warnings(self) -> list[str]:
         missing = unsupported_limits(self.p.limits)

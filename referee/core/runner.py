@@ -260,7 +260,14 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
             result.wall_s = time.monotonic() - start
             return result
         if POSIX:
-            status, usage, result.timed_out = _wait_posix(proc, start + limits.hard_time)
+            try:
+                status, usage, result.timed_out = _wait_posix(proc, start + limits.hard_time)
+            except BaseException:  # Ctrl-C, a kill of the referee: take the player down too
+                _kill_tree(proc.pid)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(proc.pid, 0)
+                proc.returncode = -signal.SIGKILL
+                raise
             proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
             result.wall_s = time.monotonic() - start
             if usage is not None:

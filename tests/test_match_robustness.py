@@ -1,0 +1,61 @@
+"""The referee itself failing or being stopped: the log up to that point is
+kept, and no player process is left behind."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from referee.core.match import Match, MatchSpec, Observer, RefereeError, prepare
+from referee.games.cantris.rules import CantrisState
+
+
+def test_a_bug_in_game_code_keeps_the_log_and_says_where(tmp_path, monkeypatch):
+    out = tmp_path / "m"
+    prepared = prepare(MatchSpec("cantris", ["builtin:greedy", "builtin:greedy"], out=out, seed=1))
+    real_apply = CantrisState.apply
+    calls = []
+
+    def failing_apply(self, player, decision):
+        calls.append(decision)
+        if len(calls) == 3:
+            raise ZeroDivisionError("boom")
+        return real_apply(self, player, decision)
+
+    monkeypatch.setattr(CantrisState, "apply", failing_apply)
+    with pytest.raises(RefereeError, match=r"internal error at step 3 .*log up to step 2 is kept"):
+        Match(prepared, Observer()).run()
+    assert len((out / "log.jsonl").read_text().splitlines()) == 2
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    assert result["reason"].startswith("referee error at step 3") and result["winner"] is None
+    assert "ZeroDivisionError" in (out / "referee-error.txt").read_text()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux process semantics")
+def test_interrupting_the_referee_kills_the_running_player(tmp_path):
+    player = tmp_path / "sleeper.py"
+    player.write_text("import os, time\nopen('pid', 'w').write(str(os.getpid()))\ntime.sleep(300)\n")
+    referee = os.path.join(os.path.dirname(sys.executable), "referee")
+    proc = subprocess.Popen([referee, "play", "cantris", "--player", f"{sys.executable} {player}",
+                             "--player", "builtin:random", "--out", str(tmp_path / "m"), "--quiet",
+                             "--time-limit", "100"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pid_file = tmp_path / "m" / "players" / "p1" / "pid"
+    for _ in range(400):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.05)
+    sleeper = int(pid_file.read_text())
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    assert proc.returncode != 0
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(sleeper, 0)
+    match = yaml.safe_load((tmp_path / "m" / "match.yaml").read_text())
+    assert match["game"] == "cantris"  # written before the first step
+    assert (tmp_path / "m" / "log.jsonl").read_text() == ""
