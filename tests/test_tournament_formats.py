@@ -156,3 +156,9 @@ def test_random_rounds_seat_each_entrant_at_most_once_per_round():
     again = RoundRobin(list(range(10)), size=4, rounds=3, seed=5).ready({})
     other = RoundRobin(list(range(10)), size=4, rounds=3, seed=6).ready({})
     assert again == tables and other != tables
+
+
+def test_random_rounds_share_sitting_out_evenly():
+    rr = RoundRobin(list(range(7)), size=3, rounds=7, seed=1)  # one entrant rests per round
+    played = Counter(e for t in rr.ready({}) for e in t.entrants)
+    assert sorted(played.values()) == [6] * 7

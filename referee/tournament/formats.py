@@ -51,11 +51,17 @@ class RoundRobin:
             self.tables = [Table(f"rr{n:03d}", group) for n, group in enumerate(groups, 1)]
         else:
             self.tables = []
+            sat_out = {e: 0 for e in seeded}
             for r in range(1, rounds + 1):
                 order = list(seeded)
                 derived_rng(seed, "round", r).shuffle(order)
-                for t in range(len(order) // size):
-                    group = tuple(order[t * size:(t + 1) * size])
+                # those who sat out least sit out now, so game counts stay even
+                resting = set(sorted(order, key=lambda e: sat_out[e])[:len(order) % size])
+                for e in resting:
+                    sat_out[e] += 1
+                playing = [e for e in order if e not in resting]
+                for t in range(len(playing) // size):
+                    group = tuple(playing[t * size:(t + 1) * size])
                     self.tables.append(Table(f"r{r}t{t + 1}", group))
 
     def ready(self, done: Done) -> list[Table]:
