@@ -392,7 +392,7 @@ class QuoridorState(GameState):
         ply = self.ply + 1
         turn = None if winner else self._next_turn(player, pawns)
         if turn is not None and ply >= self.ply_cap:
-            turn, reason = None, f"draw: ply cap {self.ply_cap} reached"
+            turn, reason = None, f"ply cap {self.ply_cap} reached"
             events.append({"type": "draw", "reason": reason})
         state = QuoridorState(
             players=self.players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
