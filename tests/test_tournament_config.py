@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -107,3 +108,12 @@ def test_cli_exits_2_with_one_line(tmp_path):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "seed: expected an integer" in lines[0]
     assert not (tmp_path / "class-results").exists()  # nothing ran
+
+
+def test_the_documented_example_is_a_valid_config(tmp_path):
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "tournaments.md").read_text()
+    example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "boards").symlink_to(Path(__file__).resolve().parents[1] / "boards")
+    config = load_config(write(tmp_path, example))
+    assert config.format == "double_elimination" and len(config.entrants) == 4
+    assert len(config.boards) > 1 and config.out == tmp_path / "results" / "week3"
