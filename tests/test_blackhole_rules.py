@@ -200,3 +200,8 @@ def test_state_json_round_trip():
     state = play(state_of(STANDARD), "0 0 0 3", "4 0 4 3")
     again = GAME.state_from_json(state.to_json())
     assert again == state and again.legal_decisions() == state.legal_decisions()
+
+
+def test_a_ply_cap_below_one_is_refused():
+    with pytest.raises(InputError, match="ply_cap: must be at least 1, got 0"):
+        GAME.initial_state(Setup("standard", 2, 1, None, {"ply_cap": 0}))

@@ -239,3 +239,9 @@ def test_state_json_round_trip():
     state = play(GAME.initial_state(Setup("standard", 2, 1, None, {})), "5 1 4 1", "3 1 3 2")
     again = GAME.state_from_json(state.to_json())
     assert again == state and again.legal_decisions() == state.legal_decisions()
+
+
+def test_ply_cap_comes_from_settings_and_must_be_positive():
+    assert GAME.initial_state(Setup("standard", 2, 1, None, {"ply_cap": 9})).ply_cap == 9
+    with pytest.raises(InputError, match="ply_cap: must be at least 1, got -3"):
+        GAME.initial_state(Setup("standard", 2, 1, None, {"ply_cap": -3}))

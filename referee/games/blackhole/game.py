@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.core.errors import InputError
 from referee.core.game import Game, GameState, Setup
 
 from . import codec
@@ -34,8 +35,11 @@ class BlackHoleGame(Game):
         return warnings
 
     def initial_state(self, setup: Setup) -> BlackHoleState:
+        ply_cap = setup.settings.get("ply_cap", self.settings["ply_cap"])
+        if ply_cap < 1:
+            raise InputError(f"setting ply_cap: must be at least 1, got {ply_cap}")
         grid = setup.board if setup.board is not None else STANDARD_GRID
-        return BlackHoleState(grid=grid, ply_cap=int(setup.settings.get("ply_cap", 200)))
+        return BlackHoleState(grid=grid, ply_cap=ply_cap)
 
     def parse_decision(self, state: BlackHoleState, text: str) -> Decision:
         return codec.parse_decision(state.grid, text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.core.errors import InputError
 from referee.core.game import Game, GameState, Setup
 
 from . import codec
@@ -34,8 +35,11 @@ class TessellaGame(Game):
         return warnings
 
     def initial_state(self, setup: Setup) -> TessellaState:
+        ply_cap = setup.settings.get("ply_cap", self.settings["ply_cap"])
+        if ply_cap < 1:
+            raise InputError(f"setting ply_cap: must be at least 1, got {ply_cap}")
         pieces = setup.board if setup.board is not None else STANDARD_PIECES
-        return TessellaState(pieces=pieces, ply_cap=int(setup.settings.get("ply_cap", 300)))
+        return TessellaState(pieces=pieces, ply_cap=ply_cap)
 
     def parse_decision(self, state: TessellaState, text: str) -> Decision:
         return codec.parse_decision(text)
