@@ -14,6 +14,7 @@ Tie-break for a pairing that must have a winner (elimination):
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -23,6 +24,7 @@ from .formats import Table
 from .journal import GameJob, GameRecord
 
 
+@functools.lru_cache(maxsize=None)
 def game_seed(tournament_seed: int, board: int, extra: bool = False) -> int:
     return derived_rng(tournament_seed, "extra" if extra else "board", board).randrange(2 ** 31)
 
@@ -32,14 +34,16 @@ def _rotations(table: Table) -> list[tuple[int, ...]]:
     return [e[r:] + e[:r] for r in range(len(e))]
 
 
-def regular_jobs(table: Table, suite_size: int, seed: int) -> list[GameJob]:
-    return [GameJob(f"{table.id}-b{b + 1}-s{r + 1}", table.id, seats, b, game_seed(seed, b))
-            for b in range(suite_size) for r, seats in enumerate(_rotations(table))]
+@functools.lru_cache(maxsize=None)  # the planner asks again after every game
+def regular_jobs(table: Table, suite_size: int, seed: int) -> tuple[GameJob, ...]:
+    return tuple(GameJob(f"{table.id}-b{b + 1}-s{r + 1}", table.id, seats, b, game_seed(seed, b))
+            for b in range(suite_size) for r, seats in enumerate(_rotations(table)))
 
 
-def extra_jobs(table: Table, seed: int) -> list[GameJob]:
-    return [GameJob(f"{table.id}-x-s{r + 1}", table.id, seats, 0, game_seed(seed, 0, True), True)
-            for r, seats in enumerate(_rotations(table))]
+@functools.lru_cache(maxsize=None)
+def extra_jobs(table: Table, seed: int) -> tuple[GameJob, ...]:
+    return tuple(GameJob(f"{table.id}-x-s{r + 1}", table.id, seats, 0, game_seed(seed, 0, True), True)
+            for r, seats in enumerate(_rotations(table)))
 
 
 @dataclass(frozen=True)
