@@ -267,11 +267,18 @@ class QuoridorState(GameState):
                         targets.append(near + DELTA[side])
         return sorted(targets)
 
+    def _cutter_masks(self) -> list[tuple[int, int]]:
+        """(player, walls cutting its current shortest path) per active player:
+        a wall outside that mask leaves the path, so the player, unharmed."""
+        if "cutters" not in self._cache:
+            self._cache["cutters"] = [(p, cutters(self.path(p))) for p in self.active()]
+        return self._cache["cutters"]
+
     def _wall_blocks_someone(self, slot: int) -> int | None:
         """The first active player ``slot`` would cut off from its goal, if any."""
         opens = None
-        for p in self.active():
-            if cutters(self.path(p)) >> slot & 1:
+        for p, cut in self._cutter_masks():
+            if cut >> slot & 1:
                 opens = opens or with_wall(self.opens, slot)
                 if not reaches(self.pawns[p - 1], GOAL[p], opens):
                     return p
@@ -285,8 +292,8 @@ class QuoridorState(GameState):
         if self.turn is not None and self.walls_left[self.turn - 1] > 0:
             legal = ALL_WALLS & ~self.blocked
             risky = 0
-            for p in self.active():
-                risky |= cutters(self.path(p))
+            for _, cut in self._cutter_masks():
+                risky |= cut
             for slot in bits_of(legal & risky):
                 if self._wall_blocks_someone(slot) is not None:
                     legal &= ~(1 << slot)
