@@ -28,13 +28,20 @@ class Progress:
         return f"{done}/{total} games  elapsed {clock(elapsed)}  ETA {eta}"
 
     def update(self, done: int, total: int, last: str) -> None:
+        """A game finished."""
+        if self.tty:
+            self.tick(done, total)
+        else:
+            self.stream.write(f"{self.line(done, total)}  {last}\n")
+            self.stream.flush()
+
+    def tick(self, done: int, total: int) -> None:
+        """Redraw the bar (the clock moves between games too); terminals only."""
         if self.tty:
             filled = self.WIDTH * done // max(total, 1)
             bar = "#" * filled + "-" * (self.WIDTH - filled)
             self.stream.write(f"\r[{bar}] {self.line(done, total)}\x1b[K")
-        else:
-            self.stream.write(f"{self.line(done, total)}  {last}\n")
-        self.stream.flush()
+            self.stream.flush()
 
     def close(self) -> None:
         if self.tty:

@@ -151,7 +151,8 @@ class Tournament:
                         running[pool.submit(self.record, job, play)] = job
                 if not running:
                     break
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                progress.tick(len(records), max(plan.expected_games, len(records)))
+                finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
                 for future in finished:
                     job = running.pop(future)
                     try:
