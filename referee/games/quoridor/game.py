@@ -12,7 +12,9 @@ from referee.core.game import Game, Setup
 
 from . import codec
 from .render import render
-from .rules import DEFAULT_PLY_CAP, GOAL_NAME, Decision, QuoridorState, Wall, seats
+from .rules import (
+    DEFAULT_PLY_CAP, GOAL_NAME, Decision, QuoridorState, Wall, seats, unreachable_squares,
+)
 
 MODULE_PREFIX = "module:"
 
@@ -29,6 +31,13 @@ class QuoridorGame(Game):
 
     def parse_board(self, text: str, source: str, variant: str = "standard") -> QuoridorState:
         return codec.parse_board(text, source)
+
+    def board_warnings(self, board: QuoridorState) -> list[str]:
+        closed = unreachable_squares(board)
+        if not closed:
+            return []
+        listed = " ".join(f"({r},{c})" for r, c in closed[:8]) + (" ..." if len(closed) > 8 else "")
+        return [f"{len(closed)} square(s) no pawn can reach: {listed}"]
 
     def initial_state(self, setup: Setup) -> QuoridorState:
         state = setup.board if setup.board is not None else QuoridorState.start(setup.players)

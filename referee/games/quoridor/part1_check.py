@@ -26,7 +26,7 @@ from referee.core.rng import derived_rng
 from .course_api import Logger, PlayerMove, load_module, updated
 from .geometry import SIZE, coords, square
 from .codec import parse_decision
-from .rules import START, WALLS_PER_PLAYER, QuoridorState, Wall, expand, shortest_path
+from .rules import START, WALLS_PER_PLAYER, QuoridorState, Wall, shortest_path, unreachable_squares
 
 LAYOUTS = 60
 NEIGHBOR_QUERIES = 6
@@ -58,14 +58,6 @@ def layouts(seed: int = 0) -> Iterator[list[Wall]]:
             state, _ = state.apply(state.turn, wall)
             placed.append(wall)
         yield placed
-
-
-def unreachable(state: QuoridorState) -> list[tuple[int, int]]:
-    """Squares player 1's start cannot reach (inside pockets)."""
-    seen = 1 << square(*START[1])
-    while (grown := expand(seen, state.opens)) != seen:
-        seen = grown
-    return [coords(sq) for sq in range(SIZE * SIZE) if not seen >> sq & 1]
 
 
 def neighbors(state: QuoridorState, r: int, c: int) -> set[tuple[int, int]]:
@@ -133,7 +125,7 @@ def run_cases(path: str, seed: int = 0) -> Iterator[dict[str, Any]]:
                 problem = f"{type(exc).__name__}: {exc}"
             yield {"layout": index, "walls": setup, "call": call, "ok": problem is None, "problem": problem,
                    "function": "get_neighbors"}
-        pocket = unreachable(state)
+        pocket = unreachable_squares(state)
         for k in range(PATH_QUERIES):
             start = rng.choice(pocket) if k == 0 and pocket else (rng.randrange(SIZE), rng.randrange(SIZE))
             end = (rng.randrange(SIZE), rng.randrange(SIZE))

@@ -136,6 +136,17 @@ def shortest_path(start: int, goal: int, opens: tuple[int, int, int, int]) -> li
     return path
 
 
+def unreachable_squares(state: "QuoridorState") -> list[tuple[int, int]]:
+    """Squares no pawn on the board can reach (closed pockets)."""
+    seen = 0
+    for sq in state.pawns:
+        if sq is not None:
+            seen |= 1 << sq
+    while (grown := expand(seen, state.opens)) != seen:
+        seen = grown
+    return [coords(sq) for sq in range(SIZE * SIZE) if not seen >> sq & 1]
+
+
 def cutters(path: list[int]) -> int:
     """Walls cutting at least one edge of ``path``: only they can disconnect it."""
     bits = 0
