@@ -191,3 +191,23 @@ def test_journal_cuts_a_torn_line_and_appends_cleanly(tmp_path):
     assert [r.key for r in loaded] == ["R1-1-b1-s1", "R1-1-b1-s2"]
     assert loaded[1] == record(second, 2)
     assert csv_text(compute_standings(loaded, ["x", "y"], [0, 1])).splitlines()[1].startswith("1,x,1,2,2,0,0,2")
+
+
+def test_tables_of_three_rotate_every_seat(tmp_path):
+    lines = ["game: tsuro", "players: 3", "seed: 1", "out: out", "entrants:"]
+    lines += [f"  - {{name: p{i}, command: 'builtin:random'}}" for i in range(4)]
+    (tmp_path / "t.yaml").write_text("\n".join(lines) + "\n")
+
+    def play(job, spec):  # the stronger (higher pN) ranks higher; no scores
+        order = sorted(range(1, 4), key=lambda s: -int(spec.names[s - 1][1:]))
+        return {"winner": order[0], "ranking": [[s] for s in order], "scores": None,
+                "reason": "fake", "verdicts": {}, "steps": 1}
+
+    summary = Tournament(load_config(tmp_path / "t.yaml")).run(2, False, play=play, log=io.StringIO())
+    records = Journal(tmp_path / "out").load()
+    assert summary.games == len(records) == 4 * 3  # C(4, 3) tables, three rotations each
+    seats = {(e, r.seat_of(e)) for r in records for e in r.seats}
+    assert seats == {(e, s) for e in range(4) for s in (1, 2, 3)}
+    assert [row.name for row in summary.standings] == ["p3", "p2", "p1", "p0"]
+    # p2: second (1/2) at the two tables with p3, first at the other; 3 games each
+    assert [row.points for row in summary.standings] == [9, 6, 3, 0]
