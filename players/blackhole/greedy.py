@@ -37,7 +37,8 @@ def choose(state: BlackHoleState, rng: random.Random) -> Decision:
 
 def play_games(step: int, player: int) -> None:
     view = read_state()
-    save_decision(choose(GAME.state_from_json(view), random.Random(f"{view['seed']}:{step}:{player}")))
+    rng = random.Random(f"{view['seed']}:{step}:{player}")
+    save_decision(choose(GAME.state_from_json(view), rng))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ from referee.games.tessella.rules import Decision, Move, TessellaState, is_captu
 
 
 def captures(state: TessellaState) -> list[Move]:
-    return [d for d in state.legal_decisions() if isinstance(d, Move) and is_capture(state.pieces, d)]
+    return [d for d in state.legal_decisions()
+            if isinstance(d, Move) and is_capture(state.pieces, d)]
 
 
 def exposed(state: TessellaState, decision: Decision) -> int:
@@ -34,7 +35,8 @@ def choose(state: TessellaState, rng: random.Random) -> Decision:
 
 def play_games(step: int, player: int) -> None:
     view = read_state()
-    save_decision(choose(GAME.state_from_json(view), random.Random(f"{view['seed']}:{step}:{player}")))
+    rng = random.Random(f"{view['seed']}:{step}:{player}")
+    save_decision(choose(GAME.state_from_json(view), rng))
 
 
 if __name__ == "__main__":

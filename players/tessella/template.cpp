@@ -49,8 +49,10 @@ void play_games(int step) {
             if (shape(board, x, y) == 'X' || role(board, x, y) != me) continue;
             for (int d = 0; d < 8; ++d) {
                 int ax, ay, bx, by;
-                if (first_piece(board, x, y, DX[d], DY[d], ax, ay) && role(board, ax, ay) == 3 - me &&
-                    first_piece(board, x, y, -DX[d], -DY[d], bx, by) && role(board, bx, by) == me) {
+                if (first_piece(board, x, y, DX[d], DY[d], ax, ay) &&
+                    role(board, ax, ay) == 3 - me &&
+                    first_piece(board, x, y, -DX[d], -DY[d], bx, by) &&
+                    role(board, bx, by) == me) {
                     referee::save_decision(x, y, ax, ay);
                     return;
                 }

@@ -6,7 +6,7 @@ computed once on first use and cached on the instance.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Union
 
@@ -31,7 +31,7 @@ STANDARD_GRID: Grid = (
 )
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Move:
     """Slide the ship on ``src`` until it stops on ``dst``."""
 
@@ -101,7 +101,7 @@ class BlackHoleState(GameState):
     ply_cap: int = 200
     # Position keys since the last save, the current one last.  A save
     # removes a ship, so no earlier position can ever come back.
-    seen: tuple[str, ...] = field(default=())
+    seen: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.seen:

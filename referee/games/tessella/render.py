@@ -21,7 +21,7 @@ def _cell(state: TessellaState, r: int, c: int, color: bool) -> str:
 
 
 def render(state: TessellaState, color: bool = False) -> str:
-    lines = ["    " + "".join(f" {c} " for c in range(SIZE))]
+    lines = [("    " + "".join(f" {c} " for c in range(SIZE))).rstrip()]
     for r in range(SIZE):
         lines.append(f" {r}  " + "".join(_cell(state, r, c, color) for c in range(SIZE)).rstrip())
     lines.append(f"captures: player 1 {state.captures[0]}, player 2 {state.captures[1]}"

@@ -5,7 +5,7 @@ legal moves and the outcome are computed once on first use and cached.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Union
 
@@ -49,7 +49,7 @@ STANDARD_PIECES: Pieces = tuple(
     for r in range(SIZE))
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Move:
     """A step or a capture from ``src`` to ``dst`` (told apart by the target)."""
 
@@ -140,7 +140,7 @@ class TessellaState(GameState):
     ply_cap: int = 300
     # Position keys since the last capture, the current one last.  A capture
     # removes a piece, so no earlier position can ever come back.
-    seen: tuple[str, ...] = field(default=())
+    seen: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.seen:
