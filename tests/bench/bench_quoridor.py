@@ -16,25 +16,19 @@ import dataclasses
 import random
 import sys
 import time
+from pathlib import Path
 
-from referee.games.quoridor.rules import Move, QuoridorState, Wall
+from referee.games.quoridor.rules import QuoridorState
 
 try:
     import pyspiel
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from test_quoridor_openspiel import ours  # the coordinate mapping, in one place
 except ImportError:  # the comparison needs the test extra
     pyspiel = None
 
 ROUNDS = 5
-
-
-def ours(text: str, state: QuoridorState):
-    """Our decision for an OpenSpiel action string (see test_quoridor_openspiel)."""
-    file, rank = ord(text[0]) - ord("a"), int(text[1:].rstrip("vh"))
-    if text.endswith("v"):
-        return Wall(rank - 1, file + 1, rank + 1, file + 1)
-    if text.endswith("h"):
-        return Wall(rank, file, rank, file + 2)
-    return Move(*state.pawn(state.turn), rank - 1, file)
 
 
 def kind_first_choice(rng: random.Random, legal: list):
