@@ -196,37 +196,50 @@ class Bracket:
         return survivors[0]
 
     # -- resolution
-    def who(self, source: Source, done: Done) -> int | None:
-        """The entrant (or BYE) a source designates, None while unknown."""
+    def sides(self, done: Done) -> dict[str, tuple[int | None, int | None]]:
+        """Both sides of every match (an entrant, BYE, or None while unknown),
+        resolved in bracket order: a source always names an earlier match."""
+        resolved: dict[str, tuple[int | None, int | None]] = {}
+        for match in self.matches:
+            a, b = match.sides
+            resolved[match.id] = (self._designate(a, resolved, done), self._designate(b, resolved, done))
+        return resolved
+
+    def _designate(self, source: Source, resolved: Mapping[str, tuple[int | None, int | None]],
+                   done: Done) -> int | None:
         if source.kind == "seed":
             index = int(source.ref)
             return self.seeded[index] if index < len(self.seeded) else BYE
-        match = self.by_id[str(source.ref)]
-        a, b = (self.who(side, done) for side in match.sides)
+        match_id = str(source.ref)
+        a, b = resolved[match_id]
         if a is None or b is None:
             return None
         if BYE in (a, b):
             walkover = b if a == BYE else a
             return walkover if source.kind == "winner" else BYE
-        winner = done.get(match.id)
+        winner = done.get(match_id)
         if winner is None:
             return None
         return winner if source.kind == "winner" else (b if winner == a else a)
+
+    def who(self, source: Source, done: Done) -> int | None:
+        """The entrant (or BYE) a source designates, None while unknown."""
+        return self._designate(source, self.sides(done), done)
 
     def _wanted(self, match: BracketMatch, done: Done) -> bool:
         """A reset is wanted only if the losers' champion won the first final."""
         if not match.reset:
             return True
-        first_final = self.by_id["GF"]
         winner = done.get("GF")
-        return winner is not None and winner == self.who(first_final.sides[1], done)
+        return winner is not None and winner == self.who(self.by_id["GF"].sides[1], done)
 
     def ready(self, done: Done) -> list[Table]:
         tables = []
+        sides = self.sides(done)
         for match in self.matches:
             if match.id in done or not self._wanted(match, done):
                 continue
-            a, b = (self.who(side, done) for side in match.sides)
+            a, b = sides[match.id]
             if a is not None and b is not None and BYE not in (a, b):
                 tables.append(Table(match.id, (a, b)))
         return tables
@@ -253,11 +266,12 @@ class Bracket:
     def losses(self, done: Done) -> dict[int, list[BracketMatch]]:
         """The played matches each entrant lost, in bracket order."""
         lost: dict[int, list[BracketMatch]] = {e: [] for e in self.seeded}
+        sides = self.sides(done)
         for match in self.matches:
             winner = done.get(match.id)
             if winner is None:
                 continue
-            a, b = (self.who(side, done) for side in match.sides)
+            a, b = sides[match.id]
             lost[b if winner == a else a].append(match)
         return lost
 
@@ -283,17 +297,18 @@ class Bracket:
 
         lines: list[str] = []
         section = None
+        sides = self.sides(done)
         for match in self.matches:
             if match.reset and not self._wanted(match, done):
                 continue
             if match.section != section:
                 section = match.section
                 lines.append(f"{section}:" if not lines else f"\n{section}:")
-            a, b = (self.who(side, done) for side in match.sides)
+            a, b = sides[match.id]
             if a == b == BYE:
                 continue
             if BYE in (a, b):
-                result = f"{label(self.who(Source('winner', match.id), done))} (walk-over)"
+                result = f"{label(b if a == BYE else a)} (walk-over)"
             else:
                 winner = done.get(match.id)
                 result = label(winner) if winner is not None else "?"
