@@ -58,8 +58,12 @@ def load(root: Path) -> GameReplay:
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
         board = game.parse_board(text, str(path), variant)
+    settings = dict(match.get("settings") or {})
+    for key in game.file_settings:  # copies kept in the match folder
+        if settings.get(key):
+            settings[key] = str(root / settings[key])
     setup = Setup(variant=variant, players=len(match["players"]), seed=int(match["seed"]),
-                  board=board, settings=match.get("settings") or {})
+                  board=board, settings=settings)
     return GameReplay(root, game, match, list(read_log(root)), read_result_yaml(root),
                       game.initial_state(setup))
 

@@ -59,3 +59,38 @@ def test_interrupting_the_referee_kills_the_running_player(tmp_path):
     match = yaml.safe_load((tmp_path / "m" / "match.yaml").read_text())
     assert match["game"] == "cantris"  # written before the first step
     assert (tmp_path / "m" / "log.jsonl").read_text() == ""
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for a slow init to reap it."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return "\nState:\tZ" not in f.read()
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux process semantics")
+def test_a_player_dies_with_a_killed_referee(tmp_path):
+    """SIGKILL cannot be caught: the player is armed to die with its parent."""
+    script = (
+        "import os, sys\nfrom pathlib import Path\n"
+        "from referee.core.runner import Limits, run_process\n"
+        f"d = Path({str(tmp_path)!r})\n"
+        "run_process([sys.executable, '-c', \"import os, time; open('pid', 'w').write(str(os.getpid()));"
+        " time.sleep(300)\"], d, os.environ, Limits(hard_time=200), d / 'o', d / 'e')\n")
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    pid_file = tmp_path / "pid"
+    for _ in range(400):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.05)
+    player = int(pid_file.read_text())
+    assert _running(player)
+    parent.kill()
+    parent.wait()
+    for _ in range(100):
+        if not _running(player):
+            break
+        time.sleep(0.05)
+    assert not _running(player)

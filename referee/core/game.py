@@ -137,6 +137,11 @@ class Game(abc.ABC):
     settings: ClassVar[Mapping[str, Any]] = {}
     """The game's own settings and their defaults (ply caps...).  The type of
     each default is the type accepted from ``--set KEY=VALUE``."""
+    file_settings: ClassVar[tuple[str, ...]] = ()
+    """Settings whose value is a file path (e.g. a pre-moves file).  The core
+    resolves them against the directory the user gave them from, copies the
+    file into the match folder and records that copy, so a replay anywhere
+    reads the same file."""
     limits: ClassVar[Mapping[str, float]] = {}
     """Overrides of the core's default limits (e.g. ``{"soft_time": 30}``)."""
     decision_help: ClassVar[str] = ""

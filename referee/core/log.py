@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -37,8 +38,22 @@ class MatchFolder:
         (self.root / "players").mkdir(exist_ok=True)
         if board_text is not None:
             files.write_text(self.root / "board.txt", board_text)
-        files.write_yaml(self.root / "match.yaml", match_yaml)
+        self.write_match_yaml(match_yaml)
         self._log = open(self.root / "log.jsonl", "a", encoding="utf-8", newline="\n")
+
+    def write_match_yaml(self, match_yaml: dict[str, Any]) -> None:
+        files.write_yaml(self.root / "match.yaml", match_yaml)
+
+    def keep_inputs(self, paths: dict[str, str]) -> dict[str, str]:
+        """Copy input files named by settings into ``inputs/``; returns the
+        settings rewritten to those copies, relative to the match folder."""
+        kept = {}
+        for key, path in paths.items():
+            target = self.root / "inputs" / f"{key}-{Path(path).name}"
+            target.parent.mkdir(exist_ok=True)
+            shutil.copyfile(path, target)
+            kept[key] = str(target.relative_to(self.root))
+        return kept
 
     def seat_dir(self, player: int) -> Path:
         """The player's private folder (created with its step_logs/ on first use)."""

@@ -103,6 +103,12 @@ def prepare(spec: MatchSpec) -> Prepared:
     if variant not in game.variants:
         raise InputError(f"unknown variant {variant!r} for {game.name}; choose one of: {', '.join(game.variants)}")
     game_settings, limit_values = settings_mod.split(spec.settings, game)
+    for key in game.file_settings:
+        if game_settings.get(key):
+            path = Path(spec.base_dir, str(game_settings[key]))
+            if not path.is_file():
+                raise InputError(f"setting {key}: no such file", str(path))
+            game_settings[key] = str(path.resolve())
     limits = settings_mod.resolve_limits(game, {**limit_values, **dict(spec.limits)})
     policy = spec.policy or game.default_policy(n)
     if policy not in POLICIES:
@@ -186,7 +192,13 @@ class Match:
     def run(self) -> MatchResult:
         p, game = self.p, self.game
         state = game.initial_state(p.setup)
-        self.folder.create(self._match_yaml(state), p.board_text)
+        match_yaml = self._match_yaml(state)
+        self.folder.create(match_yaml, p.board_text)
+        copied = self.folder.keep_inputs({k: p.setup.settings[k] for k in game.file_settings
+                                          if p.setup.settings.get(k)})
+        if copied:
+            match_yaml["settings"].update(copied)
+            self.folder.write_match_yaml(match_yaml)
         self.states.append(state)
         self.folder.write_snapshot(0, game.snapshot_text(state, None))
         for warning in self._warnings():

@@ -107,7 +107,11 @@ def _rlimit_setter(limits: Limits):
     if limits.open_files:
         pairs.append((resource.RLIMIT_NOFILE, int(limits.open_files)))
 
+    die_with_parent = _pdeathsig()
+
     def apply() -> None:  # runs between fork and exec: keep it minimal
+        if die_with_parent is not None:
+            die_with_parent()
         for which, value in pairs:
             _soft, hard = resource.getrlimit(which)
             if which == resource.RLIMIT_CPU:
@@ -120,6 +124,26 @@ def _rlimit_setter(limits: Limits):
             resource.setrlimit(which, (value, top))
 
     return apply
+
+
+def _pdeathsig():
+    """A function that makes the calling process get SIGKILL when its parent
+    dies (Linux), so a killed referee or tournament worker never leaves a
+    player running; None elsewhere.  Looked up before fork, called after."""
+    if not LINUX:
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    PR_SET_PDEATHSIG = 1
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    return arm
 
 
 _subreaper = False

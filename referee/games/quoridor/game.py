@@ -24,6 +24,7 @@ class QuoridorGame(Game):
     title = "Quoridor"
     player_counts = (1, 2, 4)
     settings = {"ply_cap": DEFAULT_PLY_CAP, "premoves": "", "premoves_file": ""}
+    file_settings = ("premoves_file",)
     decision_help = codec.DECISION_HELP
 
     def default_board_text(self, variant: str, players: int) -> str:
