@@ -11,7 +11,6 @@ import pytest
 import yaml
 
 from conftest import BOARDS, referee
-from referee import replay
 
 FIRST_CELL = """
 import sys

@@ -5,12 +5,12 @@
 
 Each turn the referee runs `python3 player.py <step> <player_id>` in this
 player's private folder.  Read the board, decide, save the decision."""
-from referee_sdk import read_ckbd, read_state, run, save_decision
+from referee_sdk import read_ckbd, run, save_decision
 
 
 def play_games(step):
     board = read_ckbd(step - 1)  # list of rows, row 0 at the top, 0 = empty cell
-    state = read_state()  # points, removal k of n this turn, limits, history...
+    # read_state() has the points, removal k of n this turn, limits, history...
     # Your strategy here.  This one takes the first tile from the bottom row up.
     for r in range(len(board) - 1, -1, -1):
         for c, value in enumerate(board[r]):

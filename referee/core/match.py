@@ -13,18 +13,18 @@ import os
 import secrets
 import shutil
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any, Hashable, Mapping
 
 from referee import __version__
 from referee.games import get_game
 
 from . import files, settings as settings_mod
 from .errors import InputError
-from .game import Event, Game, GameState, Outcome, Setup
+from .game import Game, GameState, Outcome, Setup
 from .log import MatchFolder, state_hash
-from .players import Agent, Reply, check_decision, make_agent
+from .players import Agent, Reply, make_agent
 from .rng import derived_rng
 from .runner import Limits, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
@@ -244,7 +244,7 @@ class Match:
 
     # ----- one step
     def _step(self, step: int, player: int, state: GameState):
-        game, p = self.game, self.p
+        p = self.p
         kind = state.step_kind()
         record: dict[str, Any] = {"step": step, "player": player, "kind": kind}
         auto = state.auto_decision()
