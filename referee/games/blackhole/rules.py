@@ -7,10 +7,10 @@ computed once on first use and cached on the instance.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 from typing import Any, Union
 
-from referee.core.game import Event, GameState, Outcome
+from referee.core.alternating import AlternatingState
+from referee.core.game import Event
 
 SIZE = 5
 EMPTY, HOLE_MARK = 0, 3
@@ -58,10 +58,6 @@ def on_board(cell: Cell) -> bool:
     return 0 <= cell[0] < SIZE and 0 <= cell[1] < SIZE
 
 
-def other(player: int) -> int:
-    return 3 - player
-
-
 def slide_end(grid: Grid, src: Cell, direction: tuple[int, int]) -> Cell:
     """Where a ship leaving ``src`` stops: before the edge or the next ship
     (the hole counts as empty).  Equal to ``src`` when it cannot move."""
@@ -87,52 +83,30 @@ def moves_of(grid: Grid, player: int) -> list[Move]:
     return moves
 
 
-def position_key(grid: Grid, to_move: int) -> str:
-    """The identity of a position for the repetition rule: pieces and mover."""
-    return "".join(str(v) for row in grid for v in row) + f":{to_move}"
-
-
-@dataclass(frozen=True)
-class BlackHoleState(GameState):
+@dataclass(frozen=True, kw_only=True)
+class BlackHoleState(AlternatingState):
     grid: Grid
-    to_move: int = 1
     saved: tuple[int, int] = (0, 0)
-    ply: int = 0
     ply_cap: int = 200
-    # Position keys since the last save, the current one last.  A save
-    # removes a ship, so no earlier position can ever come back.
-    seen: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        if not self.seen:
-            object.__setattr__(self, "seen", (position_key(self.grid, self.to_move),))
+    pass_decision = PASS
+    pass_refused = "you may pass only when no ship can move"
+    win_score = WIN_SAVES
+    win_reason = "player {player} saved {score} ships"
 
-    # ----- queries
-    def current_player(self) -> int | None:
-        return None if self.is_terminal() else self.to_move
+    @property
+    def tally(self) -> tuple[int, int]:
+        return self.saved
 
-    @cached_property
-    def _moves(self) -> list[Move]:
-        return moves_of(self.grid, self.to_move)
+    def moves_for(self, player: int) -> list[Move]:
+        return moves_of(self.grid, player)
 
-    def legal_decisions(self) -> list[Decision]:
-        if self.is_terminal():
-            return []
-        return list(self._moves) or [PASS]
+    def board_key(self) -> str:
+        return "".join(str(v) for row in self.grid for v in row)
 
-    def auto_decision(self) -> Decision | None:
-        return PASS if not self.is_terminal() and not self._moves else None
-
-    def illegal_reason(self, decision: Any) -> str | None:
-        if self.is_terminal():
-            return "the game is over"
-        if isinstance(decision, Pass):
-            return None if not self._moves else "you may pass only when no ship can move"
-        if not isinstance(decision, Move):
-            return f"not a Black Hole decision: {decision!r}"
-        return self._move_problem(decision)
-
-    def _move_problem(self, move: Move) -> str | None:
+    def move_problem(self, move: Any) -> str | None:
+        if not isinstance(move, Move):
+            return f"not a Black Hole decision: {move!r}"
         (r1, c1), (r2, c2) = move.src, move.dst
         owner = self.grid[r1][c1]
         if owner != self.to_move:
@@ -151,62 +125,16 @@ class BlackHoleState(GameState):
             return f"the ship slides to {stop[0]} {stop[1]}, not {r2} {c2}"
         return None
 
-    # ----- apply
-    def apply(self, player: int, decision: Any) -> tuple["BlackHoleState", list[Event]]:
-        if player != self.current_player():
-            raise ValueError(f"player {player} is not to move")
-        problem = self.illegal_reason(decision)
-        if problem:
-            raise ValueError(f"illegal decision {decision}: {problem}")
-        events: list[Event] = []
-        grid, saved, seen = self.grid, self.saved, self.seen
-        if isinstance(decision, Pass):
-            events.append({"type": "pass", "player": player})
+    def after_move(self, player: int, move: Move) -> tuple["BlackHoleState", list[Event]]:
+        rows = [list(row) for row in self.grid]
+        rows[move.src[0]][move.src[1]] = EMPTY
+        saved, events = self.saved, []
+        if move.dst == HOLE:
+            saved = self.point_for(player)
+            events.append({"type": "save", "player": player, "saved": saved[player - 1]})
         else:
-            rows = [list(row) for row in grid]
-            rows[decision.src[0]][decision.src[1]] = EMPTY
-            if decision.dst == HOLE:
-                saved = tuple(n + (p == player) for p, n in enumerate(saved, start=1))
-                seen = ()
-                events.append({"type": "save", "player": player, "saved": saved[player - 1]})
-            else:
-                rows[decision.dst[0]][decision.dst[1]] = player
-            grid = tuple(tuple(row) for row in rows)
-        mover = other(player)
-        state = replace(self, grid=grid, to_move=mover, saved=saved, ply=self.ply + 1,
-                        seen=seen + (position_key(grid, mover),))
-        if state.is_terminal():
-            events.append({"type": "end", "reason": state.outcome().reason})
-        return state, events
-
-    # ----- end
-    def is_terminal(self) -> bool:
-        return self._end is not None
-
-    @cached_property
-    def _end(self) -> Outcome | None:
-        scores = self.scores()
-        for player in (1, 2):
-            if self.saved[player - 1] >= WIN_SAVES:
-                return Outcome(player, ((player,), (other(player),)), scores,
-                               f"player {player} saved {WIN_SAVES} ships")
-        if self.seen.count(self.seen[-1]) >= 3:
-            reason = "threefold repetition"
-        elif self.ply >= self.ply_cap:
-            reason = f"ply cap ({self.ply_cap}) reached"
-        elif not self._moves and not moves_of(self.grid, other(self.to_move)):
-            reason = "neither player can move"
-        else:
-            return None
-        return Outcome(None, ((1, 2),), scores, reason)
-
-    def outcome(self) -> Outcome:
-        if self._end is None:
-            raise ValueError("the game is not over")
-        return self._end
-
-    def scores(self) -> dict[int, float]:
-        return {1: self.saved[0], 2: self.saved[1]}
+            rows[move.dst[0]][move.dst[1]] = player
+        return replace(self, grid=tuple(tuple(row) for row in rows), saved=saved), events
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -6,10 +6,10 @@ legal moves and the outcome are computed once on first use and cached.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 from typing import Any, Union
 
-from referee.core.game import Event, GameState, Outcome
+from referee.core.alternating import AlternatingState, other
+from referee.core.game import Event
 
 SIZE = 9
 CENTRE = 4
@@ -72,10 +72,6 @@ PASS = Pass()
 Decision = Union[Move, Pass]
 
 
-def other(player: int) -> int:
-    return 3 - player
-
-
 def _first_piece(pieces: Pieces, start: Cell, direction: Cell) -> Cell | None:
     """The first occupied cell beyond ``start`` along ``direction``, past only
     empty cells; None when the board's edge comes first."""
@@ -126,52 +122,30 @@ def is_capture(pieces: Pieces, move: Move) -> bool:
     return pieces[move.dst[0]][move.dst[1]] != EMPTY
 
 
-def position_key(pieces: Pieces, to_move: int) -> str:
-    """The identity of a position for the repetition rule: pieces and mover."""
-    return "".join(str(pieces[r][c]) for r, c in CELLS) + f":{to_move}"
-
-
-@dataclass(frozen=True)
-class TessellaState(GameState):
+@dataclass(frozen=True, kw_only=True)
+class TessellaState(AlternatingState):
     pieces: Pieces
-    to_move: int = 1
     captures: tuple[int, int] = (0, 0)
-    ply: int = 0
     ply_cap: int = 300
-    # Position keys since the last capture, the current one last.  A capture
-    # removes a piece, so no earlier position can ever come back.
-    seen: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        if not self.seen:
-            object.__setattr__(self, "seen", (position_key(self.pieces, self.to_move),))
+    pass_decision = PASS
+    pass_refused = "you may pass (0 0 0 0) only when you cannot move"
+    win_score = WIN_CAPTURES
+    win_reason = "player {player} captured {score} pieces"
 
-    # ----- queries
-    def current_player(self) -> int | None:
-        return None if self.is_terminal() else self.to_move
+    @property
+    def tally(self) -> tuple[int, int]:
+        return self.captures
 
-    @cached_property
-    def _moves(self) -> list[Move]:
-        return moves_of(self.pieces, self.to_move)
+    def moves_for(self, player: int) -> list[Move]:
+        return moves_of(self.pieces, player)
 
-    def legal_decisions(self) -> list[Decision]:
-        if self.is_terminal():
-            return []
-        return list(self._moves) or [PASS]
+    def board_key(self) -> str:
+        return "".join(str(self.pieces[r][c]) for r, c in CELLS)
 
-    def auto_decision(self) -> Decision | None:
-        return PASS if not self.is_terminal() and not self._moves else None
-
-    def illegal_reason(self, decision: Any) -> str | None:
-        if self.is_terminal():
-            return "the game is over"
-        if isinstance(decision, Pass):
-            return None if not self._moves else "you may pass (0 0 0 0) only when you cannot move"
-        if not isinstance(decision, Move):
-            return f"not a Tessella decision: {decision!r}"
-        return self._move_problem(decision)
-
-    def _move_problem(self, move: Move) -> str | None:
+    def move_problem(self, move: Any) -> str | None:
+        if not isinstance(move, Move):
+            return f"not a Tessella decision: {move!r}"
         for name, cell in (("from", move.src), ("to", move.dst)):
             if shape(cell) == "X":
                 return f"{name} {cell[0]} {cell[1]} is off the board"
@@ -194,62 +168,16 @@ class TessellaState(GameState):
         return (f"cannot capture {r2} {c2}: it must be the first piece along a line from "
                 f"{r1} {c1}, with your own piece first behind {r1} {c1} on that line")
 
-    # ----- apply
-    def apply(self, player: int, decision: Any) -> tuple["TessellaState", list[Event]]:
-        if player != self.current_player():
-            raise ValueError(f"player {player} is not to move")
-        problem = self.illegal_reason(decision)
-        if problem:
-            raise ValueError(f"illegal decision {decision}: {problem}")
-        events: list[Event] = []
-        pieces, captures, seen = self.pieces, self.captures, self.seen
-        if isinstance(decision, Pass):
-            events.append({"type": "pass", "player": player})
-        else:
-            if is_capture(pieces, decision):
-                captures = tuple(n + (p == player) for p, n in enumerate(captures, start=1))
-                seen = ()
-                events.append({"type": "capture", "player": player, "at": list(decision.dst),
-                               "captures": captures[player - 1]})
-            rows = [list(row) for row in pieces]
-            rows[decision.src[0]][decision.src[1]] = EMPTY
-            rows[decision.dst[0]][decision.dst[1]] = player
-            pieces = tuple(tuple(row) for row in rows)
-        mover = other(player)
-        state = replace(self, pieces=pieces, to_move=mover, captures=captures,
-                        ply=self.ply + 1, seen=seen + (position_key(pieces, mover),))
-        if state.is_terminal():
-            events.append({"type": "end", "reason": state.outcome().reason})
-        return state, events
-
-    # ----- end
-    def is_terminal(self) -> bool:
-        return self._end is not None
-
-    @cached_property
-    def _end(self) -> Outcome | None:
-        scores = self.scores()
-        for player in (1, 2):
-            if self.captures[player - 1] >= WIN_CAPTURES:
-                return Outcome(player, ((player,), (other(player),)), scores,
-                               f"player {player} captured {WIN_CAPTURES} pieces")
-        if self.seen.count(self.seen[-1]) >= 3:
-            reason = "threefold repetition"
-        elif self.ply >= self.ply_cap:
-            reason = f"ply cap ({self.ply_cap}) reached"
-        elif not self._moves and not moves_of(self.pieces, other(self.to_move)):
-            reason = "neither player can move"
-        else:
-            return None
-        return Outcome(None, ((1, 2),), scores, reason)
-
-    def outcome(self) -> Outcome:
-        if self._end is None:
-            raise ValueError("the game is not over")
-        return self._end
-
-    def scores(self) -> dict[int, float]:
-        return {1: self.captures[0], 2: self.captures[1]}
+    def after_move(self, player: int, move: Move) -> tuple["TessellaState", list[Event]]:
+        captures, events = self.captures, []
+        if is_capture(self.pieces, move):
+            captures = self.point_for(player)
+            events.append({"type": "capture", "player": player, "at": list(move.dst),
+                           "captures": captures[player - 1]})
+        rows = [list(row) for row in self.pieces]
+        rows[move.src[0]][move.src[1]] = EMPTY
+        rows[move.dst[0]][move.dst[1]] = player
+        return replace(self, pieces=tuple(tuple(row) for row in rows), captures=captures), events
 
     def to_json(self) -> dict[str, Any]:
         return {
