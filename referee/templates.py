@@ -30,7 +30,7 @@ state.json and step_logs/step_<k>.txt; your program writes decision.txt.
 {title} player (C++14)
 
 Build and play it against the built-in greedy player:
-    g++ -std=c++14 -O2 -o {dir}/player {dir}/player.cpp
+    g++ -std=c++14 -O2 -Wall -Wextra -o {dir}/player {dir}/player.cpp
     referee play {game} --player {dir}/player {opponents}
 
 Your code goes in play_games(step) in player.cpp.  referee_sdk.hpp is the

@@ -3,6 +3,7 @@ validate, new-player, configs; bad input exits 2 with one line."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,8 +64,6 @@ def test_interactive_replay_commands(finished, monkeypatch, capsys):
 
 
 def test_verify_detects_tampering_and_names_the_step(finished, tmp_path):
-    import shutil
-
     copy = tmp_path / "copy"
     shutil.copytree(finished, copy)
     lines = (copy / "log.jsonl").read_text().splitlines()
@@ -82,8 +81,6 @@ def test_verify_detects_tampering_and_names_the_step(finished, tmp_path):
 
 
 def test_verify_rejects_a_damaged_log_with_one_line(finished, tmp_path):
-    import shutil
-
     copy = tmp_path / "copy"
     shutil.copytree(finished, copy)
     with open(copy / "log.jsonl", "a") as f:
@@ -222,3 +219,16 @@ def test_python_sdk_reads_and_writes_the_protocol_files(tmp_path, monkeypatch):
 def test_python_m_referee_works():
     proc = subprocess.run([sys.executable, "-m", "referee", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and "referee" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
+def test_new_player_cpp_template_builds_and_plays_as_its_readme_says(tmp_path):
+    assert referee("new-player", "cantris", "bot", "--lang", "cpp", cwd=tmp_path).returncode == 0
+    readme = (tmp_path / "bot" / "README.txt").read_text()
+    build = next(line.strip() for line in readme.splitlines() if line.strip().startswith("g++"))
+    assert subprocess.run(build + " -Werror", shell=True, cwd=tmp_path).returncode == 0
+    proc = referee("play", "cantris", "--player", "bot/player", "--player", "builtin:greedy",
+                   "--board", BOARDS / "cantris" / "10x5-1.txt", "--out", "m", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = yaml.safe_load((tmp_path / "m" / "result.yaml").read_text())
+    assert result["verdicts"][1]["OK"] == sum(result["verdicts"][1].values()) > 0
