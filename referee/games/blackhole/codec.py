@@ -6,6 +6,7 @@ import re
 
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
+from referee.core.textgrid import square_rows
 
 from .rules import (DIRECTIONS, HOLE, HOLE_MARK, MAX_SHIPS, PASS, SIZE, Cell, Decision, Grid,
                     Move, slide_end)
@@ -14,33 +15,11 @@ DECISION_HELP = ("'r1 c1 r2 c2' (from, to: where the slide stops), 'r c D' (D on
                  "or 'pass' when no ship can move; rows and columns 0-4")
 
 
-def _matrix_tokens(text: str, source: str,
-                   size: int) -> list[tuple[int, list[tuple[int, str]]]]:
-    """The ``size`` rows of ``size`` words, as (line number, [(column, word)]); blank lines and
-    ``#`` comments are skipped.  InputError names where the shape is wrong."""
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        body = line.split("#", 1)[0]
-        words = [(m.start() + 1, m.group()) for m in re.finditer(r"\S+", body)]
-        if words:
-            rows.append((number, words))
-    if len(rows) != size:
-        line = rows[size][0] if len(rows) > size else (rows[-1][0] if rows else None)
-        raise InputError(f"expected {size} rows of {size} cells, found {len(rows)} rows",
-                         source, line)
-    for r, (line, words) in enumerate(rows):
-        if len(words) != size:
-            column = words[size][0] if len(words) > size else words[-1][0]
-            raise InputError(f"row {r} has {len(words)} cells, expected {size}",
-                             source, line, column)
-    return rows
-
-
 def parse_grid(text: str, source: str) -> Grid:
     """A validated start position or snapshot; InputError names where it is wrong."""
     grid = []
     counts = {1: 0, 2: 0}
-    for r, (line, words) in enumerate(_matrix_tokens(text, source, SIZE)):
+    for r, (line, words) in enumerate(square_rows(text, source, SIZE)):
         row = []
         for c, (column, word) in enumerate(words):
             if word not in ("0", "1", "2", "3"):

@@ -7,6 +7,7 @@ import re
 
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
+from referee.core.textgrid import square_rows
 
 from .rules import EMPTY, PASS, SIZE, Decision, Move, Pieces, shape
 
@@ -16,32 +17,10 @@ _TOKEN = re.compile(r"([OSX])([0-2])")
 _SHAPE_NAMES = {"O": "an octagon", "S": "a square", "X": "off the board"}
 
 
-def _matrix_tokens(text: str, source: str,
-                   size: int) -> list[tuple[int, list[tuple[int, str]]]]:
-    """The ``size`` rows of ``size`` words, as (line number, [(column, word)]); blank lines and
-    ``#`` comments are skipped.  InputError names where the shape is wrong."""
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        body = line.split("#", 1)[0]
-        words = [(m.start() + 1, m.group()) for m in re.finditer(r"\S+", body)]
-        if words:
-            rows.append((number, words))
-    if len(rows) != size:
-        line = rows[size][0] if len(rows) > size else (rows[-1][0] if rows else None)
-        raise InputError(f"expected {size} rows of {size} cells, found {len(rows)} rows",
-                         source, line)
-    for r, (line, words) in enumerate(rows):
-        if len(words) != size:
-            column = words[size][0] if len(words) > size else words[-1][0]
-            raise InputError(f"row {r} has {len(words)} cells, expected {size}",
-                             source, line, column)
-    return rows
-
-
 def parse_pieces(text: str, source: str) -> Pieces:
     """A validated board; InputError names the line, column and problem."""
     grid = []
-    for r, (line, words) in enumerate(_matrix_tokens(text, source, SIZE)):
+    for r, (line, words) in enumerate(square_rows(text, source, SIZE)):
         row = []
         for c, (column, word) in enumerate(words):
             match = _TOKEN.fullmatch(word)
