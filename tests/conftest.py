@@ -1,15 +1,23 @@
-"""Shared helpers: run the CLI as a user would, and build player programs."""
+"""Shared helpers: run the CLI as a user would, build player programs, read
+what a match left behind, and generate game states for property tests."""
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARDS = ROOT / "boards"
+PYTHON_SDK = ROOT / "players" / "sdk" / "python"
+
+needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 
 
 def referee(*args: str, cwd: Path | None = None, timeout: float = 300,
@@ -30,3 +38,81 @@ def make_player(tmp_path):
         return f"{sys.executable} {path}"
 
     return make
+
+
+def play_match(game: str, out: Path, *players: str, seed: int, board: Path | None = None,
+               extra=()) -> dict:
+    """`referee play GAME` between ``players`` into ``out``, quiet; it must
+    exit 0.  Returns result.yaml."""
+    proc = referee("play", game, *[a for p in players for a in ("--player", p)],
+                   *(("--board", board) if board else ()), "--seed", seed, "--out", out,
+                   "--quiet", *extra)
+    assert proc.returncode == 0, proc.stderr
+    return yaml.safe_load((out / "result.yaml").read_text())
+
+
+def read_log(out: Path) -> list[dict]:
+    """The records of a match folder's log.jsonl, one per step."""
+    return [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+
+
+def assert_clean_and_verified(out: Path, result: dict) -> list[dict]:
+    """Every step of the match in ``out`` was OK and its replay verifies; returns the log."""
+    records = read_log(out)
+    assert result["steps"] == len(records) > 0
+    assert {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
+    assert referee("replay", out, "--verify").returncode == 0
+    return records
+
+
+def student_copy(tmp_path: Path, source: Path) -> str:
+    """The program ``source`` in a folder of its own with the SDK beside it, as
+    a student has it; returns the command line to run it."""
+    folder = tmp_path / source.stem
+    shutil.copytree(PYTHON_SDK / "referee_sdk", folder / "referee_sdk",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(source, folder / source.name)
+    return f"{sys.executable} {folder / source.name}"
+
+
+def new_player(game: str, folder: Path, lang: str = "python") -> str:
+    """`referee new-player GAME FOLDER` (``--lang`` unless Python, the default),
+    which must succeed; returns the command line running the new program,
+    compiled with all warnings as errors for C++."""
+    lang_option = () if lang == "python" else ("--lang", lang)
+    assert referee("new-player", game, folder, *lang_option).returncode == 0
+    if lang == "python":
+        return f"{sys.executable} {folder / 'player.py'}"
+    binary = folder / "player"
+    subprocess.run(["g++", "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary,
+                    folder / "player.cpp"], check=True)
+    return str(binary)
+
+
+def random_play(starts: st.SearchStrategy, max_plies: int) -> st.SearchStrategy:
+    """Game states reached by up to ``max_plies`` legal decisions, each drawn
+    at random, from a state drawn from ``starts``."""
+
+    @st.composite
+    def played(draw):
+        state = draw(starts)
+        for _ in range(draw(st.integers(0, max_plies))):
+            if state.is_terminal():
+                break
+            legal = state.legal_decisions()
+            state, _ = state.apply(state.current_player(),
+                                   legal[draw(st.integers(0, len(legal) - 1))])
+        return state
+
+    return played()
+
+
+def assert_pass_exactly_when_stuck(state, pass_decision) -> None:
+    """The pass is legal, and the referee takes it (auto_decision), exactly when
+    it is the only legal decision; a finished game has neither."""
+    if state.is_terminal():
+        assert state.legal_decisions() == [] and state.auto_decision() is None
+    elif state.auto_decision() == pass_decision:
+        assert state.legal_decisions() == [pass_decision]
+    else:
+        assert pass_decision not in state.legal_decisions() and state.auto_decision() is None

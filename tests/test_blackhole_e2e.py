@@ -3,46 +3,16 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
+from functools import partial
 
 import pytest
-import yaml
 
-from conftest import BOARDS, ROOT, referee
+from conftest import (BOARDS, ROOT, assert_clean_and_verified, needs_gpp, new_player, play_match,
+                      read_log, referee, student_copy)
 
-SDK = ROOT / "players" / "sdk" / "python" / "referee_sdk"
 STUCK_START = "1 2 0 0 0\n2 0 0 0 0\n0 0 3 0 0\n0 0 0 0 0\n0 0 0 0 2\n"
 
-
-def play(out: Path, *players: str, board: Path | None = None, seed: int = 5, extra=()) -> dict:
-    args = ["play", "blackhole", *[a for p in players for a in ("--player", p)], "--seed", seed,
-            "--out", out, "--quiet", *extra]
-    proc = referee(*args, *(("--board", board) if board else ()))
-    assert proc.returncode == 0, proc.stderr
-    return yaml.safe_load((out / "result.yaml").read_text())
-
-
-def log(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
-
-
-def assert_clean_and_verified(out: Path, result: dict) -> list[dict]:
-    records = log(out)
-    assert result["steps"] == len(records) > 0
-    assert {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
-    assert referee("replay", out, "--verify").returncode == 0
-    return records
-
-
-def student_copy(tmp_path: Path, source: Path) -> str:
-    """The program in a folder of its own with the SDK beside it, as a student has it."""
-    folder = tmp_path / source.stem
-    shutil.copytree(SDK, folder / "referee_sdk", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(source, folder / "player.py")
-    return f"{sys.executable} {folder / 'player.py'}"
+play = partial(play_match, "blackhole", seed=5)
 
 
 @pytest.mark.parametrize("seats", [("builtin:greedy", "builtin:random"),
@@ -63,24 +33,18 @@ def test_builtins_play_a_verified_match_from_both_seats(tmp_path, seats):
 
 
 def test_python_template_plays_both_seats(tmp_path):
-    assert referee("new-player", "blackhole", tmp_path / "me").returncode == 0
-    me = f"{sys.executable} {tmp_path / 'me' / 'player.py'}"
+    me = new_player("blackhole", tmp_path / "me")
     for seats in ((me, "builtin:greedy"), ("builtin:random", me)):
         out = tmp_path / f"m{seats.index(me)}"
-        result = play(out, *seats, extra=("--set", "ply_cap=20"))
-        assert_clean_and_verified(out, result)
+        assert_clean_and_verified(out, play(out, *seats, extra=("--set", "ply_cap=20")))
 
 
-@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@needs_gpp
 def test_cpp_template_compiles_and_plays_both_seats(tmp_path):
-    assert referee("new-player", "blackhole", tmp_path / "me", "--lang", "cpp").returncode == 0
-    binary = tmp_path / "me" / "player"
-    subprocess.run(["g++", "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary,
-                    tmp_path / "me" / "player.cpp"], check=True)
-    for seats in ((str(binary), "builtin:random"), ("builtin:greedy", str(binary))):
-        out = tmp_path / f"m{seats.index(str(binary))}"
-        result = play(out, *seats, extra=("--set", "ply_cap=20"))
-        assert_clean_and_verified(out, result)
+    me = new_player("blackhole", tmp_path / "me", "cpp")
+    for seats in ((me, "builtin:random"), ("builtin:greedy", me)):
+        out = tmp_path / f"m{seats.index(me)}"
+        assert_clean_and_verified(out, play(out, *seats, extra=("--set", "ply_cap=20")))
 
 
 def test_direction_form_decisions_are_applied_as_slides(tmp_path):
@@ -108,7 +72,7 @@ def test_an_unneeded_pass_is_illegal(tmp_path, make_player):
     passer = make_player("passer", "open('decision.txt', 'w').write('pass')")
     out = tmp_path / "m"
     result = play(out, passer, "builtin:random")
-    record = log(out)[0]
+    record = read_log(out)[0]
     assert record["verdict"] == "ILLEGAL" and "pass only when no ship can move" in record["message"]
     assert result["winner"] == 2
 

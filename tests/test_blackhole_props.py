@@ -8,6 +8,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import assert_pass_exactly_when_stuck, random_play
 from referee.core.game import DecisionError
 from referee.games.blackhole import GAME
 from referee.games.blackhole.rules import HOLE, PASS, SIZE, BlackHoleState, Move
@@ -30,16 +31,9 @@ def positions(draw) -> BlackHoleState:
                           saved=(draw(st.integers(0, 1)), draw(st.integers(0, 1))))
 
 
-@st.composite
-def played(draw) -> BlackHoleState:
+def played() -> st.SearchStrategy:
     """A position reached by legal play from a random position."""
-    state = draw(positions())
-    for _ in range(draw(st.integers(0, 30))):
-        if state.is_terminal():
-            break
-        legal = state.legal_decisions()
-        state, _ = state.apply(state.current_player(), legal[draw(st.integers(0, len(legal) - 1))])
-    return state
+    return random_play(positions(), max_plies=30)
 
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -79,12 +73,7 @@ def test_apply_never_mutates_and_conserves_ships(state):
 @SETTINGS
 @given(played())
 def test_pass_is_legal_exactly_when_no_ship_can_move(state):
-    if state.is_terminal():
-        assert state.legal_decisions() == [] and state.auto_decision() is None
-    elif state.auto_decision() == PASS:
-        assert state.legal_decisions() == [PASS]
-    else:
-        assert PASS not in state.legal_decisions() and state.auto_decision() is None
+    assert_pass_exactly_when_stuck(state, PASS)
 
 
 @SETTINGS

@@ -8,9 +8,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import BOARDS, referee
+from conftest import BOARDS, play_match, read_log, referee
 
 FIRST_CELL = """
 import sys
@@ -24,22 +23,15 @@ for r in range(len(board) - 1, -1, -1):
 
 
 def play(out: Path, *players: str, board: str = "8x4-handout", extra=()) -> dict:
-    proc = referee("play", "cantris", *[a for p in players for a in ("--player", p)],
-                   "--board", BOARDS / "cantris" / f"{board}.txt", "--seed", "7",
-                   "--out", out, "--quiet", *extra)
-    assert proc.returncode == 0, proc.stderr
-    return yaml.safe_load((out / "result.yaml").read_text())
-
-
-def log(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    return play_match("cantris", out, *players, seed=7, board=BOARDS / "cantris" / f"{board}.txt",
+                      extra=extra)
 
 
 @pytest.mark.parametrize("board", ["6x3-1", "8x4-1", "10x5-1"])
 def test_full_match_of_each_size_verifies(tmp_path, board):
     out = tmp_path / "m"
     result = play(out, "builtin:greedy", "builtin:random", board=board)
-    records = log(out)
+    records = read_log(out)
     assert result["steps"] == len(records) > 2
     assert all(r["verdict"] == "OK" for r in records)
     assert result["reason"].startswith("a column is empty")
@@ -65,7 +57,7 @@ def test_player_sees_snapshots_of_every_earlier_step(tmp_path, make_player):
         "assert not os.path.exists('decision.txt')"))
     out = tmp_path / "m"
     play(out, checker, "builtin:greedy")
-    assert all(r["verdict"] == "OK" for r in log(out))
+    assert all(r["verdict"] == "OK" for r in read_log(out))
 
 
 MISBEHAVIOURS = {
@@ -88,7 +80,7 @@ def test_misbehaving_player_gets_its_verdict_and_a_complete_log(tmp_path, make_p
     hard = "30" if verdict == "CPU_LIMIT" else "1.5"
     result = play(out, "builtin:greedy", bad,
                   extra=("--time-limit", "0.5", "--set", f"hard_time={hard}", "--set", "cpu_time=1"))
-    records = log(out)
+    records = read_log(out)
     assert [r["verdict"] for r in records] == ["OK", verdict]
     last = records[-1]
     assert last["fault"] == "forfeit" and last["message"].startswith(f"step 2, player 2: {verdict}")
@@ -101,7 +93,7 @@ def test_random_policy_replaces_a_faulty_move_and_the_game_goes_on(tmp_path, mak
     bad = make_player("bad", MISBEHAVIOURS["ILLEGAL"])
     out = tmp_path / "m"
     result = play(out, "builtin:greedy", bad, extra=("--policy", "random"))
-    records = log(out)
+    records = read_log(out)
     faults = [r for r in records if r["player"] == 2]
     assert faults and all(r["verdict"] == "ILLEGAL" and r["fault"] == "random" for r in faults)
     assert all(r["applied"] for r in faults)
@@ -114,14 +106,14 @@ def test_eject_policy_falls_back_to_forfeit_for_cantris(tmp_path, make_player):
     bad = make_player("bad", MISBEHAVIOURS["CRASH"])
     out = tmp_path / "m"
     result = play(out, bad, "builtin:greedy", extra=("--policy", "eject"))
-    assert result["winner"] == 2 and log(out)[0]["fault"] == "forfeit"
+    assert result["winner"] == 2 and read_log(out)[0]["fault"] == "forfeit"
 
 
 def test_late_move_still_counts(tmp_path, make_player):
     slow = make_player("slow", "import time; time.sleep(0.5)\n" + FIRST_CELL)
     out = tmp_path / "m"
     result = play(out, slow, "builtin:greedy", extra=("--time-limit", "0.2", "--set", "hard_time=5"))
-    records = log(out)
+    records = read_log(out)
     assert {r["verdict"] for r in records if r["player"] == 1} == {"LATE"}
     assert all(r["applied"] for r in records)
     assert result["verdicts"][1]["LATE"] > 0
@@ -152,7 +144,7 @@ def test_a_child_that_outlives_its_player_is_killed_before_the_next_step(tmp_pat
     """) + FIRST_CELL)
     out = tmp_path / "m"
     play(out, leaver, "builtin:greedy")
-    records = log(out)
+    records = read_log(out)
     mine = [r for r in records if r["player"] == 1]
     assert len(mine) >= 2 and all(r["verdict"] == "OK" for r in mine), records
     assert all(r.get("orphans_killed", 0) >= 1 for r in mine)
@@ -165,7 +157,7 @@ def test_crash_after_writing_a_valid_decision_counts_the_move(tmp_path, make_pla
     player = make_player("exit1", FIRST_CELL.replace("sys.exit(0)", "sys.exit(1)"))
     out = tmp_path / "m"
     result = play(out, player, "builtin:greedy")
-    mine = [r for r in log(out) if r["player"] == 1]
+    mine = [r for r in read_log(out) if r["player"] == 1]
     assert all(r["verdict"] == "OK" and r["exit"] == 1 for r in mine)
     assert "forfeit" not in result["reason"]
 
@@ -175,7 +167,7 @@ def test_output_is_captured_and_capped(tmp_path, make_player):
     out = tmp_path / "m"
     play(out, chatty, "builtin:greedy", extra=("--set", "output_kb=8"))
     stdout = (out / "players" / "p1" / "stdout.txt").read_text()
-    steps = sum(1 for r in log(out) if r["player"] == 1)
+    steps = sum(1 for r in read_log(out) if r["player"] == 1)
     assert stdout.count("more bytes of output dropped") == steps
     assert len(stdout) < steps * (8 * 1024 + 100)
 
@@ -187,7 +179,7 @@ def test_same_seed_and_players_give_the_same_log(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     play(a, "builtin:random", "builtin:random")
     play(b, "builtin:random", "builtin:random")
-    assert strip(log(a)) == strip(log(b))
+    assert strip(read_log(a)) == strip(read_log(b))
     assert (a / "result.yaml").read_text() == (b / "result.yaml").read_text()
 
 
@@ -227,7 +219,7 @@ def test_fork_hog_is_cleaned_up_after_its_step(tmp_path, make_player):
     """) + FIRST_CELL)
     out = tmp_path / "m"
     play(out, hog, "builtin:greedy")
-    mine = [r for r in log(out) if r["player"] == 1]
+    mine = [r for r in read_log(out) if r["player"] == 1]
     assert all(r["verdict"] == "OK" for r in mine)
     for pid in map(int, (out / "players" / "p1" / "hog_pids").read_text().split()):
         with pytest.raises(ProcessLookupError):
@@ -243,6 +235,6 @@ def test_garbage_decision_files_are_malformed(tmp_path, make_player, body, messa
     bad = make_player("bad", body)
     out = tmp_path / "m"
     play(out, bad, "builtin:greedy")
-    record = log(out)[0]
+    record = read_log(out)[0]
     assert record["verdict"] == "MALFORMED" and message in record["message"]
     assert len(record["decision"]) <= 200

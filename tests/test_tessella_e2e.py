@@ -3,41 +3,20 @@ built-ins, the templates and a seed-style student program run as is), both
 seats, replays verified."""
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import BOARDS, ROOT, referee
+from conftest import (BOARDS, PYTHON_SDK, ROOT, assert_clean_and_verified, needs_gpp, new_player,
+                      play_match, read_log, referee, student_copy)
 
-SDK = ROOT / "players" / "sdk" / "python"
 SEED_PLAYER = ROOT / "tests" / "seed_players" / "tessella_seed.py"
 # Player 1's only piece sits in the top corner under three enemies: no step, no capture.
 STUCK = {(0, 4): "O1", (1, 3): "O2", (1, 4): "S2", (1, 5): "O2"}
 
-
-def play(out: Path, *players: str, board: Path | None = None, extra=()) -> dict:
-    args = ["play", "tessella", *[a for p in players for a in ("--player", p)], "--seed", "2",
-            "--out", out, "--quiet", *extra]
-    proc = referee(*args, *(("--board", board) if board else ()))
-    assert proc.returncode == 0, proc.stderr
-    return yaml.safe_load((out / "result.yaml").read_text())
-
-
-def log(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
-
-
-def assert_clean_and_verified(out: Path, result: dict) -> list[dict]:
-    records = log(out)
-    assert result["steps"] == len(records) > 0
-    assert {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
-    assert referee("replay", out, "--verify").returncode == 0
-    return records
+play = partial(play_match, "tessella", seed=2)
 
 
 def board_file(tmp_path: Path, tokens: dict) -> Path:
@@ -66,11 +45,7 @@ def test_builtins_play_a_verified_match_from_both_seats(tmp_path, seats):
 
 @pytest.mark.parametrize("opponent", ["builtin:greedy", "builtin:random"])
 def test_seed_style_program_runs_unchanged_from_both_seats(tmp_path, opponent):
-    folder = tmp_path / "student"
-    shutil.copytree(SDK / "referee_sdk", folder / "referee_sdk",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(SEED_PLAYER, folder / "tessella_seed.py")
-    student = f"{sys.executable} {folder / 'tessella_seed.py'}"
+    student = student_copy(tmp_path, SEED_PLAYER)
     for seat, seats in enumerate(((student, opponent), (opponent, student)), start=1):
         out = tmp_path / f"m{seat}"
         result = play(out, *seats, extra=("--set", "ply_cap=30"))
@@ -81,11 +56,11 @@ def test_seed_style_program_runs_unchanged_from_both_seats(tmp_path, opponent):
 def test_sdk_reads_snapshots_as_the_seed_did(tmp_path):
     out = tmp_path / "m"
     play(out, "builtin:greedy", "builtin:random", extra=("--set", "ply_cap=2"))
-    sys.path.insert(0, str(SDK))
+    sys.path.insert(0, str(PYTHON_SDK))
     try:
         from referee_sdk.tessella import parse_board
     finally:
-        sys.path.remove(str(SDK))
+        sys.path.remove(str(PYTHON_SDK))
     a, b, board = parse_board((out / "players" / "p2" / "step_logs" / "step_0.txt").read_text())
     assert a == [(5, 1), (5, 7), (6, 2), (6, 6), (7, 3), (7, 5), (8, 4)]
     assert b == [(0, 4), (1, 3), (1, 5), (2, 2), (2, 6), (3, 1), (3, 7)]
@@ -93,21 +68,17 @@ def test_sdk_reads_snapshots_as_the_seed_did(tmp_path):
 
 
 def test_python_template_plays_both_seats(tmp_path):
-    assert referee("new-player", "tessella", tmp_path / "me").returncode == 0
-    me = f"{sys.executable} {tmp_path / 'me' / 'player.py'}"
+    me = new_player("tessella", tmp_path / "me")
     for seats in ((me, "builtin:greedy"), ("builtin:random", me)):
         out = tmp_path / f"m{seats.index(me)}"
         assert_clean_and_verified(out, play(out, *seats, extra=("--set", "ply_cap=20")))
 
 
-@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@needs_gpp
 def test_cpp_template_compiles_and_plays_both_seats(tmp_path):
-    assert referee("new-player", "tessella", tmp_path / "me", "--lang", "cpp").returncode == 0
-    binary = tmp_path / "me" / "player"
-    subprocess.run(["g++", "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary,
-                    tmp_path / "me" / "player.cpp"], check=True)
-    for seats in ((str(binary), "builtin:random"), ("builtin:greedy", str(binary))):
-        out = tmp_path / f"m{seats.index(str(binary))}"
+    me = new_player("tessella", tmp_path / "me", "cpp")
+    for seats in ((me, "builtin:random"), ("builtin:greedy", me)):
+        out = tmp_path / f"m{seats.index(me)}"
         assert_clean_and_verified(out, play(out, *seats, extra=("--set", "ply_cap=20")))
 
 
@@ -124,7 +95,7 @@ def test_an_unneeded_pass_is_illegal(tmp_path, make_player):
     passer = make_player("passer", "open('decision.txt', 'w').write('0 0 0 0')")
     out = tmp_path / "m"
     result = play(out, "builtin:random", passer)
-    record = log(out)[1]
+    record = read_log(out)[1]
     assert record["verdict"] == "ILLEGAL" and "only when you cannot move" in record["message"]
     assert result["winner"] == 1
 

@@ -8,6 +8,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import assert_pass_exactly_when_stuck, random_play
 from referee.core.game import DecisionError
 from referee.games.tessella import GAME
 from referee.games.tessella.rules import (CELLS, PASS, SIZE, STANDARD_PIECES, Move,
@@ -28,16 +29,10 @@ def positions(draw) -> TessellaState:
                          captures=(draw(st.integers(0, 3)), draw(st.integers(0, 3))))
 
 
-@st.composite
-def played(draw) -> TessellaState:
+def played() -> st.SearchStrategy:
     """A position reached by legal play from the start or from a random position."""
-    state = draw(st.one_of(st.just(TessellaState(pieces=STANDARD_PIECES)), positions()))
-    for _ in range(draw(st.integers(0, 40))):
-        if state.is_terminal():
-            break
-        legal = state.legal_decisions()
-        state, _ = state.apply(state.current_player(), legal[draw(st.integers(0, len(legal) - 1))])
-    return state
+    start = st.just(TessellaState(pieces=STANDARD_PIECES))
+    return random_play(st.one_of(start, positions()), max_plies=40)
 
 
 SETTINGS = settings(max_examples=100, deadline=None)
@@ -82,12 +77,7 @@ def test_apply_never_mutates_and_counts_captures(state):
 @SETTINGS
 @given(played())
 def test_pass_is_legal_exactly_when_stuck(state):
-    if state.is_terminal():
-        assert state.legal_decisions() == [] and state.auto_decision() is None
-    elif state.auto_decision() == PASS:
-        assert state.legal_decisions() == [PASS]
-    else:
-        assert PASS not in state.legal_decisions() and state.auto_decision() is None
+    assert_pass_exactly_when_stuck(state, PASS)
 
 
 @SETTINGS
