@@ -190,3 +190,12 @@ def test_part1_check_survives_a_module_that_hangs(tmp_path):
     module.write_text("def init(*a):\n    while True:\n        pass\n")
     text, code = check(str(module), time_limit=3)
     assert code == 1 and "timed out after 3 s" in text and "score: 0.0%" in text
+
+
+def test_part1_check_through_the_cli():
+    proc = referee("check", "quoridor-part1", SEEDS / "quoridor_part1_buggy.py")
+    assert proc.returncode == 1 and "first failing case" in proc.stdout
+    listed = referee("check", "--help")
+    assert "quoridor-part1" in listed.stdout
+    missing = referee("check", "quoridor-part1", "nope.py")
+    assert missing.returncode == 2 and "nope.py" in missing.stderr
