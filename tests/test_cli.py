@@ -232,3 +232,12 @@ def test_new_player_cpp_template_builds_and_plays_as_its_readme_says(tmp_path):
     assert proc.returncode == 0, proc.stderr
     result = yaml.safe_load((tmp_path / "m" / "result.yaml").read_text())
     assert result["verdicts"][1]["OK"] == sum(result["verdicts"][1].values()) > 0
+
+
+def test_replace_refuses_a_folder_that_is_not_a_match(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "thesis.tex").write_text("precious")
+    proc = referee("play", "cantris", "--player", "builtin:random", "--player", "builtin:random",
+                   "--out", "notes", "--replace", cwd=tmp_path)
+    assert proc.returncode == 2 and "is not a match folder" in proc.stderr
+    assert (tmp_path / "notes" / "thesis.tex").read_text() == "precious"

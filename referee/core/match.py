@@ -135,6 +135,8 @@ def prepare(spec: MatchSpec) -> Prepared:
     if out.exists() and any(out.iterdir()):
         if not spec.replace:
             raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
+        if not (out / "match.yaml").is_file():
+            raise InputError(f"output folder {out} is not a match folder; --replace only replaces those")
         shutil.rmtree(out)
     return Prepared(game, spec, variant, board_text, board_source, setup, limits, policy,
                     seed, out, agents, names)
@@ -249,12 +251,9 @@ class Match:
         record: dict[str, Any] = {"step": step, "player": player, "kind": kind}
         auto = state.auto_decision()
         if auto is not None:
-            new_state, events = state.apply(player, auto)
             self._count(player, Verdict.OK)
-            record.update(decision=None, applied=str(auto), verdict=Verdict.OK.value, auto=True,
-                          wall_ms=0, cpu_ms=0, peak_kb=0, events=events)
-            self.history.append({"step": step, "player": player, "decision": str(auto)})
-            return new_state, record, None
+            record.update(decision=None, verdict=Verdict.OK.value, auto=True, wall_ms=0, cpu_ms=0, peak_kb=0)
+            return self._apply(step, player, state, auto, record)
         workdir = self.folder.seat_dir(player)
         self._write_player_files(workdir, step, player, state)
         reply = p.agents[player - 1].decide(workdir, step, player, state)
@@ -270,11 +269,15 @@ class Match:
         if message:
             record["message"] = f"step {step}, player {player}: {verdict.value}: {message}"
         if verdict.counts:
-            new_state, events = state.apply(player, decision)
-            record.update(applied=str(decision), events=events)
-            self.history.append({"step": step, "player": player, "decision": str(decision)})
-            return new_state, record, None
+            return self._apply(step, player, state, decision, record)
         return self._fault(step, player, state, verdict, record)
+
+    def _apply(self, step: int, player: int, state: GameState, decision: Hashable,
+               record: dict[str, Any]):
+        new_state, events = state.apply(player, decision)
+        record.update(applied=str(decision), events=events)
+        self.history.append({"step": step, "player": player, "decision": str(decision)})
+        return new_state, record, None
 
     def _judge(self, reply: Reply, state: GameState) -> tuple[Verdict, str | None, Hashable | None]:
         limits = self.p.limits
@@ -315,11 +318,9 @@ class Match:
         if policy == "random":
             legal = list(state.legal_decisions())
             if legal:
+                record["fault"] = "random"
                 choice = derived_rng(self.p.seed, "random-policy", step).choice(legal)
-                new_state, events = state.apply(player, choice)
-                record.update(fault="random", applied=str(choice), events=events)
-                self.history.append({"step": step, "player": player, "decision": str(choice)})
-                return new_state, record, None
+                return self._apply(step, player, state, choice, record)
         if policy in ("eject", "random"):
             try:
                 new_state, events = state.eject(player)
