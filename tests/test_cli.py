@@ -207,6 +207,9 @@ def test_python_sdk_reads_and_writes_the_protocol_files(tmp_path, monkeypatch):
     assert referee_sdk.read_ckbd(0) == [[1, 2, 3], [3, 1, 2]]
     assert referee_sdk.read_board() == [[0, 2, 3], [3, 1, 2]]
     assert referee_sdk.read_state()["you"] == 2
+    view = {"seed": 77, "step": 3, "you": 2}
+    assert referee_sdk.player_rng(view).random() == referee_sdk.player_rng(dict(view)).random()
+    assert referee_sdk.player_rng(view).random() != referee_sdk.player_rng({**view, "step": 4}).random()
     referee_sdk.save_decision(1, 2)
     assert (tmp_path / "decision.txt").read_text() == "1 2\n"
     calls = []

@@ -1,19 +1,17 @@
 #!/usr/bin/env python3
 """Built-in Cantris player: a random non-empty cell (seeded from state.json,
 so the same match replays the same way)."""
-import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
-from referee_sdk import read_board, read_state, run, save_decision  # noqa: E402
+from referee_sdk import player_rng, read_board, run, save_decision  # noqa: E402
 
 
 def play_games(step: int, player: int) -> None:
     board = read_board()
     cells = [(r, c) for r, row in enumerate(board) for c, value in enumerate(row) if value]
-    rng = random.Random(f"{read_state()['seed']}:{step}:{player}")
-    save_decision(*rng.choice(cells))
+    save_decision(*player_rng().choice(cells))
 
 
 if __name__ == "__main__":

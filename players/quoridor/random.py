@@ -3,12 +3,11 @@
 kind of move (pawn or wall, evenly, when both are possible), then a uniformly
 random legal move of that kind; seeded from state.json so a match replays the
 same way."""
-import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
-from referee_sdk import read_state, run, save_decision  # noqa: E402
+from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.quoridor import GAME  # noqa: E402
 
@@ -16,7 +15,7 @@ from referee.games.quoridor import GAME  # noqa: E402
 def play_games(step: int, player: int) -> None:
     view = read_state()
     state = GAME.state_from_json(view)
-    rng = random.Random(f"{view['seed']}:{step}:{player}")
+    rng = player_rng(view)
     kinds: dict[str, list] = {}
     for decision in state.legal_decisions():
         kinds.setdefault(type(decision).__name__, []).append(decision)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
-from referee_sdk import read_state, run, save_decision  # noqa: E402
+from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.tessella import GAME  # noqa: E402
 from referee.games.tessella.rules import Decision, Move, TessellaState, is_capture  # noqa: E402
@@ -35,8 +35,7 @@ def choose(state: TessellaState, rng: random.Random) -> Decision:
 
 def play_games(step: int, player: int) -> None:
     view = read_state()
-    rng = random.Random(f"{view['seed']}:{step}:{player}")
-    save_decision(choose(GAME.state_from_json(view), rng))
+    save_decision(choose(GAME.state_from_json(view), player_rng(view)))
 
 
 if __name__ == "__main__":

@@ -3,12 +3,11 @@
 that keeps its own marker on the board whenever one does.  Seeded from
 state.json, so the same match replays the same way.  Placements are simulated
 with the referee's own Tsuro rules."""
-import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
-from referee_sdk import read_state, run, save_decision  # noqa: E402
+from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.tsuro import board as geo  # noqa: E402
 from referee.games.tsuro.codec import position_from_view  # noqa: E402
@@ -16,7 +15,7 @@ from referee.games.tsuro.codec import position_from_view  # noqa: E402
 
 def play_games(step: int, player: int) -> None:
     state = read_state()
-    rng = random.Random(f"{state['seed']}:{step}:{player}")
+    rng = player_rng(state)
     cells, markers = position_from_view(state)
     if state["step_kind"] == "setup":
         save_decision("S", rng.choice(geo.free_starts(cells, markers.values())))

@@ -29,6 +29,7 @@ import importlib
 import inspect
 import json
 import os
+import random
 import sys
 from typing import Any, Callable
 
@@ -95,6 +96,13 @@ def read_ckbd(step: int) -> Any:
 
     A player called for step ``s`` reads ``read_ckbd(s - 1)``."""
     return _parse("parse_board", _read(os.path.join(SNAPSHOT_DIR, f"step_{int(step)}.txt")))
+
+
+def player_rng(state: dict[str, Any] | None = None) -> random.Random:
+    """A random generator for this player and step, seeded from state.json:
+    the same match (same seed, same moves) replays exactly the same way."""
+    view = read_state() if state is None else state
+    return random.Random(f"{view['seed']}:{view['step']}:{view['you']}")
 
 
 def save_decision(*parts: Any) -> None:
