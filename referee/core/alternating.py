@@ -70,6 +70,12 @@ class AlternatingState(GameState):
         (see :meth:`point_for`), and the move's events.  The turn, the ply and
         the repetition history are left to :meth:`apply`."""
 
+    def status_line(self) -> str:
+        """The last line of a terminal drawing: how it ended, or who moves."""
+        if self.is_terminal():
+            return f"game over: {self.outcome().reason}"
+        return f"player {self.to_move} to move"
+
     def point_for(self, player: int) -> tuple[int, int]:
         """The tally after ``player`` scores a point."""
         return tuple(n + (p == player) for p, n in zip(PLAYERS, self.tally))

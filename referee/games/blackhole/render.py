@@ -19,8 +19,5 @@ def render(state: BlackHoleState, color: bool = False) -> str:
         lines.append(f" {r}  " + " ".join(cells))
     lines.append(f"saved: player 1 {state.saved[0]}, player 2 {state.saved[1]}"
                  f"   ply {state.ply}/{state.ply_cap}")
-    if state.is_terminal():
-        lines.append(f"game over: {state.outcome().reason}")
-    else:
-        lines.append(f"player {state.to_move} to move")
+    lines.append(state.status_line())
     return "\n".join(lines) + "\n"

@@ -26,8 +26,5 @@ def render(state: TessellaState, color: bool = False) -> str:
         lines.append(f" {r}  " + "".join(_cell(state, r, c, color) for c in range(SIZE)).rstrip())
     lines.append(f"captures: player 1 {state.captures[0]}, player 2 {state.captures[1]}"
                  f"   ply {state.ply}/{state.ply_cap}")
-    if state.is_terminal():
-        lines.append(f"game over: {state.outcome().reason}")
-    else:
-        lines.append(f"player {state.to_move} to move")
+    lines.append(state.status_line())
     return "\n".join(lines) + "\n"
