@@ -8,7 +8,6 @@ through an :class:`referee.core.players.Agent`.  Every input is checked in
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import secrets
 import shutil
@@ -20,7 +19,7 @@ from typing import Any, Hashable, Mapping
 from referee import __version__
 from referee.games import get_game
 
-from . import files, settings as settings_mod
+from . import files, settings as settings_mod, views
 from .errors import InputError
 from .game import Game, GameState, Outcome, Setup
 from .log import MatchFolder, state_hash
@@ -30,6 +29,7 @@ from .runner import Limits, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
 
 POLICIES = ("forfeit", "eject", "random")
+OUTPUT_TAIL = 400  # characters of a step's stdout/stderr kept in its log record
 
 
 class RefereeError(Exception):
@@ -169,6 +169,8 @@ class Match:
         self.history: list[dict[str, Any]] = []
         self.states: list[GameState] = []
         self.synced = {pid: 0 for pid in range(1, n + 1)}  # snapshots written per seat
+        self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.seed,
+                                      prepared.names, prepared.limits)
 
     # ----- setup
     def _match_yaml(self, initial: GameState) -> dict[str, Any]:
@@ -216,7 +218,7 @@ class Match:
                 step += 1
                 state, record, forfeit = self._step(step, player, state)
                 self.states.append(state)
-                record["scores"] = _scores_json(state)
+                record["scores"] = views.scores_json(state)
                 record["hash"] = state_hash(game, state)
                 self.folder.append_log(record)
                 self.folder.write_snapshot(step, game.snapshot_text(state, None))
@@ -264,6 +266,9 @@ class Match:
                       peak_kb=run.peak_kb, exit=run.exit_code if run.signal is None else -run.signal)
         if run.orphans_killed:
             record["orphans_killed"] = run.orphans_killed
+        for key, tail in (("stdout", run.stdout_tail), ("stderr", run.stderr_tail)):
+            if tail:
+                record[key] = tail[-OUTPUT_TAIL:]
         self._count(player, verdict)
         record["verdict"] = verdict.value
         if message:
@@ -345,28 +350,15 @@ class Match:
 
     # ----- the player's private folder
     def _write_player_files(self, workdir: Path, step: int, player: int, state: GameState) -> None:
-        game, p = self.game, self.p
+        facts = self.facts
         # Plain writes: the player is not running while its inputs are written.
         snapshots = workdir / "step_logs"
         for k in range(self.synced[player], step):
-            files.write_plain(snapshots / f"step_{k}.txt", game.snapshot_text(self.states[k], player))
+            files.write_plain(snapshots / f"step_{k}.txt", views.snapshot_view(facts, self.states[k], player))
         self.synced[player] = step
-        files.write_plain(workdir / "Board.txt", game.board_text(state, player))
-        view = {
-            "game": game.name,
-            "variant": p.variant,
-            "step": step,
-            "step_kind": state.step_kind(),
-            "you": player,
-            "seed": derived_rng(p.seed, "player-seed", player).randrange(2**31),
-            "players": [{"id": pid, "name": p.names[pid - 1], "status": s} for pid, s in self.status.items()],
-            "scores": _scores_json(state),
-            "limits": p.limits.to_json(),
-            "history": self.history,
-        }
-        for key, value in game.view_json(state, player).items():
-            view.setdefault(key, value)
-        files.write_plain(workdir / "state.json", json.dumps(view, separators=(",", ":")))
+        files.write_plain(workdir / "Board.txt", views.board_view(facts, state, player))
+        files.write_plain(workdir / "state.json",
+                          views.state_view(facts, state, step, player, self.status, self.history))
         try:
             os.remove(workdir / "decision.txt")
         except FileNotFoundError:
@@ -388,11 +380,6 @@ class Match:
             "verdicts": {pid: counts for pid, counts in self.verdicts.items()},
             "final_hash": state_hash(self.game, state),
         }
-
-
-def _scores_json(state: GameState) -> dict[str, float] | None:
-    scores = state.scores()
-    return None if scores is None else {str(k): v for k, v in scores.items()}
 
 
 def _tail(reply: Reply) -> str:

@@ -82,6 +82,7 @@ class RunResult:
     cpu_s: float = 0.0
     peak_kb: int = 0
     start_error: str | None = None  # the command could not be started
+    stdout_tail: str = ""  # the end of what this run wrote (both always filled)
     stderr_tail: str = ""
     orphans_killed: int = 0
     notes: list[str] = field(default_factory=list)
@@ -317,6 +318,6 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
         result.exit_code = code
     for path, begin in ((stdout_path, out_start), (stderr_path, err_start)):
         _cap(path, begin, limits.output_kb)
-    if result.failed:
-        result.stderr_tail = _tail(stderr_path, err_start)
+    result.stdout_tail = _tail(stdout_path, out_start)
+    result.stderr_tail = _tail(stderr_path, err_start)
     return result
