@@ -1,0 +1,143 @@
+"""The statistics module against worked examples: numbers computed by hand
+(shown in the comments) and an independently written likelihood."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from referee.tournament.ratings import (SprtSpec, elo_from_score, elo_interval, fit_strengths,
+                                        parse_sprt, pentanomial, plackett_luce, score_from_elo,
+                                        sprt_decision, sprt_llr)
+
+
+def test_elo_from_score_worked_values():
+    # 3 of 4 points: -400 log10(1/0.75 - 1) = 400 log10(3) = 190.85
+    assert elo_from_score(0.75) == pytest.approx(190.8485, abs=1e-3)
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(0.25) == pytest.approx(-190.8485, abs=1e-3)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert score_from_elo(elo_from_score(0.64)) == pytest.approx(0.64)
+    # 10 Elo: 1 / (1 + 10^(-10/400)) = 0.514387
+    assert score_from_elo(10) == pytest.approx(0.514387, abs=1e-6)
+
+
+def test_pentanomial_counts_pairs_by_points():
+    assert pentanomial([0, 0.5, 1, 1, 1.5, 2, 2, 2]) == [1, 1, 2, 1, 3]
+
+
+def test_pentanomial_interval_worked_example():
+    # pairs LL, DD, WL, WW: per-game means 0, .5, .5, 1 -> mean .5, variance .125,
+    # standard error sqrt(.125 / 4) = .176777, half width 1.959964 * that = .346476;
+    # low score .153524 -> -400 log10(1/.153524 - 1) = -296.575
+    est = elo_interval([1, 0, 2, 0, 1])
+    assert est.samples == 4 and est.score == 0.5 and est.elo == 0.0
+    assert est.low == pytest.approx(-296.575, abs=0.01)
+    assert est.high == pytest.approx(296.575, abs=0.01)
+
+
+def test_pairs_that_always_split_have_no_error_bar():
+    est = elo_interval([0, 0, 10, 0, 0])
+    assert (est.elo, est.low, est.high) == (0.0, 0.0, 0.0)
+
+
+def test_trinomial_interval_is_wider_than_pentanomial_for_correlated_pairs():
+    # 10 pairs, each a win and a loss (seat advantage): as single games the
+    # score looks noisy, as pairs it is exactly even.
+    trinomial = elo_interval([10, 0, 10])
+    assert trinomial.high - trinomial.low > 100
+    assert elo_interval([0, 0, 10, 0, 0]).high == 0.0
+
+
+def test_sprt_llr_worked_example():
+    # pairs 10/20/40/20/10: mean .5, variance of a pair's mean score
+    # (10*.25 + 20*.0625 + 20*.0625 + 10*.25)/100 = .075;
+    # s0 = .5, s1 = .5143872; LLR = 100 (s1-s0)(2*.5 - s0 - s1)/(2*.075) = -0.13799
+    assert sprt_llr([10, 20, 40, 20, 10], SprtSpec(0, 10)) == pytest.approx(-0.13799, abs=1e-4)
+    # a clear edge: mean .6125, variance .07171875;
+    # LLR = 100 * .0143872 * (1.225 - 1.0143872) / .1434375 = 2.1125
+    assert sprt_llr([5, 10, 40, 25, 20], SprtSpec(0, 10)) == pytest.approx(2.1125, abs=1e-3)
+
+
+def test_sprt_bounds_and_decisions():
+    spec = SprtSpec(0, 10, 0.05, 0.05)
+    assert spec.lower == pytest.approx(math.log(0.05 / 0.95))  # -2.944
+    assert spec.upper == pytest.approx(2.944, abs=1e-3)
+    assert sprt_decision(3.0, spec) == "H1"
+    assert sprt_decision(-3.0, spec) == "H0"
+    assert sprt_decision(0.5, spec) is None
+    assert sprt_llr([0, 0, 7, 0, 0], spec) == 0.0  # no variance, no evidence
+
+
+def test_parse_sprt():
+    spec = parse_sprt("elo0=0,elo1=10,alpha=0.05,beta=0.1")
+    assert (spec.elo0, spec.elo1, spec.alpha, spec.beta) == (0, 10, 0.05, 0.1)
+    assert parse_sprt("elo1=5") == SprtSpec(0, 5, 0.05, 0.05)
+    for bad in ("elo0=10,elo1=0", "elo2=3", "alpha=x", "alpha=0.7", "elo0"):
+        with pytest.raises(ValueError):
+            parse_sprt(bad)
+
+
+def log_posterior(theta, rankings):
+    """Written independently of the module: Plackett-Luce with a tie as one
+    shared choice, plus one virtual draw per entrant against strength 0."""
+    total = 0.0
+    for ranking in rankings:
+        remaining = [p for g in ranking for p in g]
+        for group in ranking:
+            if len(remaining) > 1:
+                denominator = math.log(sum(math.exp(theta[p]) for p in remaining))
+                total += sum(theta[p] - denominator for p in group) / len(group)
+            remaining = [p for p in remaining if p not in group]
+    for t in theta:
+        total += 0.5 * math.log(1 / (1 + math.exp(-t))) + 0.5 * math.log(1 / (1 + math.exp(t)))
+    return total
+
+
+@pytest.mark.parametrize("players,rankings", [
+    (2, [[[0], [1]]] * 3 + [[[1], [0]]]),
+    (3, [[[0], [1], [2]], [[1], [0, 2]], [[0], [2], [1]], [[2], [1], [0]]]),
+    (4, [[[0], [1], [2], [3]], [[3], [0], [1], [2]], [[0, 1], [2, 3]], [[1], [0], [3], [2]],
+         [[0], [1]], [[2], [3]]]),
+])
+def test_fit_maximises_the_independent_posterior(players, rankings):
+    theta, covariance = fit_strengths(players, rankings)
+    gradient = []
+    for i in range(players):
+        step = np.zeros(players)
+        step[i] = 1e-6
+        gradient.append((log_posterior(theta + step, rankings) - log_posterior(theta - step, rankings)) / 2e-6)
+    assert np.abs(gradient).max() < 1e-5
+    assert np.all(np.linalg.eigvalsh(covariance) > 0)
+
+
+def test_bradley_terry_recovers_the_elo_of_a_large_sample():
+    # 750 wins of 1000: 190.85 Elo apart; the prior's one virtual draw barely moves it
+    ratings = plackett_luce(2, [[[0], [1]]] * 750 + [[[1], [0]]] * 250)
+    assert ratings[0].rating - ratings[1].rating == pytest.approx(190.85, abs=1.0)
+    assert ratings[0].rating == pytest.approx(-ratings[1].rating)
+    assert ratings[0].low < ratings[0].rating < ratings[0].high
+
+
+def test_perfect_record_has_a_finite_rating_and_a_wide_interval():
+    few = plackett_luce(2, [[[0], [1]]] * 3)
+    many = plackett_luce(2, [[[0], [1]]] * 3 + [[[0], [1]], [[1], [0]]] * 50)
+    assert math.isfinite(few[0].rating) and few[0].rating > 0
+    assert few[0].high - few[0].low > many[0].high - many[0].low
+
+
+def test_two_player_draw_is_half_a_win_and_half_a_loss():
+    draws = plackett_luce(2, [[[0, 1]]] * 4)
+    split = plackett_luce(2, [[[0], [1]], [[1], [0]]] * 2)
+    assert draws[0].rating == pytest.approx(0.0, abs=1e-9)
+    # between equals, four draws inform exactly as much as two wins and two losses
+    assert draws[0].high - draws[0].low == pytest.approx(split[0].high - split[0].low)
+    assert draws[0].high - draws[0].low > 0
+
+
+def test_stronger_player_in_tables_rates_higher():
+    games = [[[0], [1], [2], [3]], [[0], [2], [1], [3]], [[1], [0], [3], [2]], [[0], [1], [3], [2]]] * 5
+    ratings = [r.rating for r in plackett_luce(4, games)]
+    assert ratings[0] > ratings[1] > ratings[2] > ratings[3]
+    assert sum(ratings) == pytest.approx(0.0, abs=1e-6)
