@@ -141,3 +141,29 @@ def test_stronger_player_in_tables_rates_higher():
     ratings = [r.rating for r in plackett_luce(4, games)]
     assert ratings[0] > ratings[1] > ratings[2] > ratings[3]
     assert sum(ratings) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_standings_carry_ratings_in_every_rendering():
+    from referee.tournament.journal import GameJob, GameRecord
+    from referee.tournament.standings import compute_standings, csv_text, markdown_table, text_table
+
+    def game(n: int, seats, winner):
+        job = GameJob(f"g{n:02d}", "t", seats, 0, 0)
+        ranking = [[winner], [3 - winner]]
+        return GameRecord.from_result(job, {"winner": winner, "ranking": ranking, "scores": None,
+                                            "reason": "", "verdicts": {}, "steps": 1}, "f", 0)
+
+    records = [game(n, (0, 1) if n % 2 else (1, 0), 1 if n % 2 else 2) for n in range(8)]
+    records += [game(8 + n, (1, 2), 1) for n in range(4)]
+    rows = compute_standings(records, ["a", "b", "c"], [0, 1, 2])
+    again = compute_standings(list(reversed(records)), ["a", "b", "c"], [0, 1, 2])
+    assert [(r.rating, r.rating_low, r.rating_high) for r in rows] == \
+        [(r.rating, r.rating_low, r.rating_high) for r in again]
+    by_name = {r.name: r for r in rows}
+    assert by_name["a"].rating > by_name["b"].rating > by_name["c"].rating
+    assert all(r.rating_low < r.rating < r.rating_high for r in rows)
+    header, first = csv_text(rows).splitlines()[:2]
+    assert header.split(",")[9:12] == ["rating", "rating_low", "rating_high"]
+    assert first.split(",")[9] == f"{by_name['a'].rating:.1f}"
+    assert f"{by_name['a'].rating:+.0f} (" in text_table(rows)
+    assert "rating (95%)" in markdown_table(rows)

@@ -2,7 +2,12 @@
 
 Order: the bracket place first (elimination formats), then points, wins,
 total in-game score, and finally the seed.  Entrants equal on everything but
-the seed share a place.
+the seed share a place.  Swiss orders by points (byes included), then
+Buchholz, then rating.
+
+Every row carries a rating with its 95% interval (Elo relative to the field's
+average, see :mod:`.ratings`), fitted to every game's ranking; records are
+taken in key order so the numbers do not depend on which game finished first.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from typing import Iterable, Mapping, Sequence
 from referee.core.verdicts import Verdict
 
 from .journal import GameRecord
+from .ratings import plackett_luce
 
 FAULTS = tuple(v.value for v in Verdict if v is not Verdict.OK)
 ALWAYS_SHOWN = ("TIMEOUT", "ILLEGAL", "CRASH")
@@ -33,11 +39,23 @@ class Standing:
     points: float = 0.0
     score: float = 0.0
     verdicts: Counter = field(default_factory=Counter)
+    rating: float | None = None       # Elo, 0 = the field's average
+    rating_low: float | None = None   # 95% interval
+    rating_high: float | None = None
+    buchholz: float | None = None     # Swiss only: the sum of the opponents' points
 
 
 def compute_standings(records: Iterable[GameRecord], names: Sequence[str], seeded: Sequence[int],
-                      placement: Mapping[int, int] | None = None) -> list[Standing]:
+                      placement: Mapping[int, int] | None = None,
+                      byes: Mapping[int, float] | None = None,
+                      opponents: Mapping[int, Sequence[int]] | None = None) -> list[Standing]:
+    """``byes`` (Swiss) adds walk-over points; ``opponents`` (Swiss) switches
+    the order to points, Buchholz, rating."""
+    records = sorted(records, key=lambda r: r.key)
     rows = {e: Standing(e, names[e], i + 1) for i, e in enumerate(seeded)}
+    _rate(rows, records)
+    for entrant, points in (byes or {}).items():
+        rows[entrant].points += points
     for record in records:
         for entrant in record.seats:
             row = rows[entrant]
@@ -51,13 +69,35 @@ def compute_standings(records: Iterable[GameRecord], names: Sequence[str], seede
             row.verdicts.update(record.verdict_counts(entrant))
 
     def merit(row: Standing) -> tuple:
+        if opponents is not None:
+            return (-row.points, -(row.buchholz or 0.0), -(row.rating or 0.0))
         return ((placement or {}).get(row.entrant, 0), -row.points, -row.wins, -row.score)
+
+    if opponents is not None:
+        for entrant, met in opponents.items():
+            rows[entrant].buchholz = sum(rows[o].points for o in met)
 
     ordered = sorted(rows.values(), key=lambda row: (merit(row), row.seed))
     for i, row in enumerate(ordered):
         same = i > 0 and merit(ordered[i - 1]) == merit(row)
         row.place = ordered[i - 1].place if same else i + 1
     return ordered
+
+
+def _rate(rows: dict[int, Standing], records: Sequence[GameRecord]) -> None:
+    """Ratings from every game's ranking (seats mapped to entrants), rounded
+    to 0.1 Elo so that a resumed or distributed run prints the same bytes."""
+    index = {e: i for i, e in enumerate(sorted(rows))}
+    rankings = [[[index[r.seats[s - 1]] for s in group] for group in r.ranking]
+                for r in records if r.ranking]
+    for entrant, rating in zip(sorted(rows), plackett_luce(len(rows), rankings)):
+        row = rows[entrant]
+        row.rating, row.rating_low, row.rating_high = (
+            round(rating.rating, 1) + 0.0, round(rating.low, 1) + 0.0, round(rating.high, 1) + 0.0)
+
+
+def _elo(value: float | None) -> str:
+    return "" if value is None else f"{value:+.0f}"
 
 
 def _number(value: float) -> str:
@@ -70,12 +110,25 @@ def fault_columns(rows: Sequence[Standing]) -> list[str]:
     return [v for v in FAULTS if v in ALWAYS_SHOWN or any(r.verdicts[v] for r in rows)]
 
 
-def _grid(rows: Sequence[Standing], faults: Sequence[str]) -> list[list[str]]:
-    header = ["place", "name", "seed", "games", "wins", "draws", "losses", "points", "score", *faults]
-    body = [[str(r.place), r.name, str(r.seed), str(r.games), str(r.wins), str(r.draws),
-             str(r.losses), _number(r.points), _number(r.score), *(str(r.verdicts[v]) for v in faults)]
-            for r in rows]
-    return [header, *body]
+def _grid(rows: Sequence[Standing], faults: Sequence[str], exact: bool = False) -> list[list[str]]:
+    """``exact`` (CSV): rating, low and high as numbers in three columns;
+    otherwise one readable column, e.g. ``+35 (-5..+75)``."""
+    swiss = any(r.buchholz is not None for r in rows)
+    header = ["place", "name", "seed", "games", "wins", "draws", "losses", "points", "score"]
+    header += ["buchholz"] * swiss
+    header += ["rating", "rating_low", "rating_high"] if exact else ["rating (95%)"]
+    body = []
+    for r in rows:
+        line = [str(r.place), r.name, str(r.seed), str(r.games), str(r.wins), str(r.draws),
+                str(r.losses), _number(r.points), _number(r.score)]
+        line += [_number(r.buchholz or 0.0)] * swiss
+        if exact:
+            line += ["" if v is None else f"{v:.1f}" for v in (r.rating, r.rating_low, r.rating_high)]
+        else:
+            line.append(f"{_elo(r.rating)} ({_elo(r.rating_low)}..{_elo(r.rating_high)})"
+                        if r.rating is not None else "")
+        body.append(line + [str(r.verdicts[v]) for v in faults])
+    return [header + list(faults), *body]
 
 
 def text_table(rows: Sequence[Standing]) -> str:
@@ -90,7 +143,7 @@ def text_table(rows: Sequence[Standing]) -> str:
 
 def csv_text(rows: Sequence[Standing]) -> str:
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(_grid(rows, FAULTS))
+    csv.writer(out, lineterminator="\n").writerows(_grid(rows, FAULTS, exact=True))
     return out.getvalue()
 
 
