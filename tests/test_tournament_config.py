@@ -51,7 +51,7 @@ def test_a_good_config(tmp_path):
 
 @pytest.mark.parametrize("change,expected", [
     (("game: cantris", "game: chess"), "class.yaml:1: game: unknown game 'chess'"),
-    (("format: double_elimination", "format: swiss"), "class.yaml:2: format: 'swiss' is not one of"),
+    (("format: double_elimination", "format: league"), "class.yaml:2: format: 'league' is not one of"),
     (("seeding: random", "seeding: [1]"), "class.yaml:3: seeding: expected a string"),
     (("seed: 4", "seed: four"), "class.yaml:4: seed: expected an integer, got 'four'"),
     (("soft_time: 5", "soft_tme: 5"), "class.yaml:5: limits.soft_tme: unknown limit"),
@@ -62,7 +62,7 @@ def test_a_good_config(tmp_path):
     (("name: cy", "name: ann"), "class.yaml:11: entrants[2].name: 'ann' is already an entrant's name"),
     (("command: builtin:random", "command: human"), "entrants[0].command: a human cannot play"),
     (("seed: 4", "sed: 4"), "class.yaml:4: sed: unknown key"),
-    (("seed: 4", "rounds: 2"), "class.yaml:4: rounds: a positive number of rounds, for round_robin only"),
+    (("seed: 4", "rounds: 2"), "class.yaml:4: rounds: a positive number of rounds, for round_robin or swiss only"),
     (("seed: 4", "players: 3"), "class.yaml:4: players: cantris is played by 2 players, not 3"),
     (("seed: 4", "settings: {depth: 3}"), "class.yaml:4: settings.depth: unknown setting 'depth'"),
 ])

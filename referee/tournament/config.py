@@ -24,7 +24,7 @@ from referee.core.rng import derived_rng
 from referee.core.runner import Limits
 from referee.games import get_game
 
-from .formats import FORMATS
+from .formats import FORMATS, swiss_max_rounds
 
 SEEDINGS = ("config", "random")
 KEYS = ("game", "variant", "players", "boards", "entrants", "format", "seeding", "rounds",
@@ -180,11 +180,14 @@ def load_config(path: Path) -> TournamentConfig:
         raise r.fail(("format",), f"{fmt} needs two-player games; use round_robin for "
                                   f"{size}-player tables")
     rounds = r.get("rounds", int)
-    if rounds is not None and (rounds < 1 or fmt != "round_robin"):
-        raise r.fail(("rounds",), "a positive number of rounds, for round_robin only")
+    if rounds is not None and (rounds < 1 or fmt not in ("round_robin", "swiss")):
+        raise r.fail(("rounds",), "a positive number of rounds, for round_robin or swiss only")
     entrants = _entrants(r, game, base)
     if len(entrants) < max(2, size):
         raise r.fail(("entrants",), f"at least {max(2, size)} entrants are needed, got {len(entrants)}")
+    if fmt == "swiss" and rounds is not None and rounds > swiss_max_rounds(len(entrants)):
+        raise r.fail(("rounds",), f"{len(entrants)} entrants have at most "
+                                  f"{swiss_max_rounds(len(entrants))} Swiss rounds without a repeated pairing")
     config = TournamentConfig(
         path=path.resolve(), game=game.name, variant=variant, table_size=size,
         boards=_boards(r, game, base), entrants=tuple(entrants), format=fmt,

@@ -12,6 +12,7 @@ them in seed order, best seed first.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -21,7 +22,7 @@ BYE = -1
 """A phantom entrant filling an elimination bracket up to a power of two.
 It loses every match without playing, so its opponent advances."""
 
-FORMATS = ("round_robin", "single_elimination", "double_elimination")
+FORMATS = ("round_robin", "single_elimination", "double_elimination", "swiss")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,10 @@ class Table:
 
 Done = Mapping[str, "int | None"]
 """Finished tables: table id -> winner (None where no winner is needed)."""
+
+Points = Mapping[str, Mapping[int, float]]
+"""Finished tables: table id -> each entrant's points over the table's games
+(only Swiss needs them: its pairings follow the running score)."""
 
 
 class RoundRobin:
@@ -64,10 +69,10 @@ class RoundRobin:
                     group = tuple(playing[t * size:(t + 1) * size])
                     self.tables.append(Table(f"r{r}t{t + 1}", group))
 
-    def ready(self, done: Done) -> list[Table]:
+    def ready(self, done: Done, points: Points | None = None) -> list[Table]:
         return [t for t in self.tables if t.id not in done]
 
-    def finished(self, done: Done) -> bool:
+    def finished(self, done: Done, points: Points | None = None) -> bool:
         return all(t.id in done for t in self.tables)
 
     def expected_tables(self) -> int:
@@ -233,7 +238,7 @@ class Bracket:
         winner = done.get("GF")
         return winner is not None and winner == self.who(self.by_id["GF"].sides[1], done)
 
-    def ready(self, done: Done) -> list[Table]:
+    def ready(self, done: Done, points: Points | None = None) -> list[Table]:
         tables = []
         sides = self.sides(done)
         for match in self.matches:
@@ -252,7 +257,7 @@ class Bracket:
                 return done.get(first_final.id)
         return done.get(last.id)
 
-    def finished(self, done: Done) -> bool:
+    def finished(self, done: Done, points: Points | None = None) -> bool:
         return self.champion(done) is not None
 
     def table_ids(self) -> list[str]:
@@ -320,8 +325,164 @@ class Bracket:
         return "\n".join(lines) + "\n"
 
 
+# ----- Swiss --------------------------------------------------------------------
+
+def swiss_default_rounds(entrants: int) -> int:
+    """ceil(log2 N) + 2: enough rounds for a clear winner and a sorted middle."""
+    return min(math.ceil(math.log2(max(entrants, 2))) + 2, swiss_max_rounds(entrants))
+
+
+def swiss_max_rounds(entrants: int) -> int:
+    """With no pairing repeated, a round robin's worth of rounds at most."""
+    return entrants - 1 if entrants % 2 == 0 else entrants
+
+
+@dataclass(frozen=True)
+class SwissRound:
+    number: int
+    tables: tuple[Table, ...]
+    bye: int | None
+
+
+class Swiss:
+    """A Swiss tournament: every round pairs entrants of equal running points,
+    never twice the same pairing; with an odd field, the lowest-ranked entrant
+    that has not had a bye sits out and scores a won pairing.
+
+    Round 1 pairs the top half of the seeding against the bottom half (1 v
+    N/2+1, 2 v N/2+2, ...); later rounds sort by points (then seed) and pair
+    from the top, each entrant with the best-placed one it has not met, backing
+    up where that would leave someone without a new opponent.  Seats are
+    balanced by construction: every pairing plays each board from both seats.
+    A round is paired only when the previous one is complete, from the results
+    alone, so a resumed tournament pairs the same way.
+    """
+
+    needs_winner = False
+    SEARCH_BUDGET = 200_000  # pairing attempts before a round is declared unpairable
+
+    def __init__(self, seeded: Sequence[int], rounds: int | None = None, suite_size: int = 1) -> None:
+        if len(seeded) < 2:
+            raise ValueError("a Swiss tournament needs at least two entrants")
+        self.seeded = tuple(seeded)
+        self.rank = {e: i for i, e in enumerate(seeded)}
+        self.rounds = rounds or swiss_default_rounds(len(seeded))
+        self.bye_points = 2.0 * suite_size  # a won pairing: both seats of every board
+
+    def played(self, done: Done, points: Points | None) -> tuple[list[SwissRound], bool]:
+        """The rounds paired so far (the last possibly unfinished), and
+        whether the tournament is over (all rounds done, or no new pairing
+        exists)."""
+        score = {e: 0.0 for e in self.seeded}
+        met: dict[int, set[int]] = {e: set() for e in self.seeded}
+        had_bye: set[int] = set()
+        rounds: list[SwissRound] = []
+        for number in range(1, self.rounds + 1):
+            order = sorted(self.seeded, key=lambda e: (-score[e], self.rank[e]))
+            bye = next((e for e in reversed(order) if e not in had_bye), None) if len(order) % 2 else None
+            players = [e for e in order if e != bye]
+            pairs = self._pair(players, met, first=number == 1)
+            if pairs is None:
+                return rounds, True
+            tables = tuple(Table(f"sw{number}-{t}", pair) for t, pair in enumerate(pairs, 1))
+            rounds.append(SwissRound(number, tables, bye))
+            if any(t.id not in done for t in tables):
+                return rounds, False
+            for table in tables:
+                a, b = table.entrants
+                met[a].add(b)
+                met[b].add(a)
+                for e in table.entrants:
+                    score[e] += (points or {}).get(table.id, {}).get(e, 0.0)
+            if bye is not None:
+                had_bye.add(bye)
+                score[bye] += self.bye_points
+        return rounds, True
+
+    def _pair(self, players: list[int], met: Mapping[int, set[int]],
+              first: bool) -> list[tuple[int, int]] | None:
+        if first:
+            half = len(players) // 2
+            return list(zip(players[:half], players[half:]))
+        budget = [self.SEARCH_BUDGET]
+
+        def search(rest: list[int]) -> list[tuple[int, int]] | None:
+            if not rest:
+                return []
+            top, others = rest[0], rest[1:]
+            for i, other in enumerate(others):
+                budget[0] -= 1
+                if budget[0] < 0:
+                    return None
+                if other in met[top]:
+                    continue
+                tail = search(others[:i] + others[i + 1:])
+                if tail is not None:
+                    return [(top, other), *tail]
+            return None
+
+        return search(players)
+
+    def ready(self, done: Done, points: Points | None = None) -> list[Table]:
+        rounds, over = self.played(done, points)
+        if over or not rounds:
+            return []
+        return [t for t in rounds[-1].tables if t.id not in done]
+
+    def finished(self, done: Done, points: Points | None = None) -> bool:
+        return self.played(done, points)[1]
+
+    def expected_tables(self) -> int:
+        return self.rounds * (len(self.seeded) // 2)
+
+    def table_ids(self) -> list[str]:
+        return [f"sw{r}-{t}" for r in range(1, self.rounds + 1)
+                for t in range(1, len(self.seeded) // 2 + 1)]
+
+    def byes(self, done: Done, points: Points | None) -> dict[int, float]:
+        """Walk-over points of the byes of completed rounds."""
+        result: dict[int, float] = {}
+        for rnd in self.played(done, points)[0]:
+            if rnd.bye is not None and all(t.id in done for t in rnd.tables):
+                result[rnd.bye] = result.get(rnd.bye, 0.0) + self.bye_points
+        return result
+
+    def opponents(self, done: Done, points: Points | None) -> dict[int, list[int]]:
+        """Whom each entrant met in finished pairings (for Buchholz)."""
+        met: dict[int, list[int]] = {e: [] for e in self.seeded}
+        for rnd in self.played(done, points)[0]:
+            for table in rnd.tables:
+                if table.id in done:
+                    a, b = table.entrants
+                    met[a].append(b)
+                    met[b].append(a)
+        return met
+
+    def placement(self, done: Done) -> dict[int, int] | None:
+        """Places come from the standings (points, Buchholz, rating)."""
+        return None
+
+    def bracket_text(self, done: Done, names: Sequence[str],
+                     notes: Mapping[str, str] | None = None,
+                     points: Points | None = None) -> str:
+        """The pairings of every round, e.g. ``sw2-1  ann vs bob  3 : 1``."""
+        lines: list[str] = []
+        for rnd in self.played(done, points)[0]:
+            lines.append(f"{'' if not lines else chr(10)}Round {rnd.number}:")
+            for table in rnd.tables:
+                a, b = table.entrants
+                got = (points or {}).get(table.id)
+                result = f"{got.get(a, 0):g} : {got.get(b, 0):g}" if got and table.id in done else "?"
+                lines.append(f"  {table.id:<7} {names[a]} vs {names[b]}  {result}")
+            if rnd.bye is not None:
+                lines.append(f"  bye     {names[rnd.bye]}")
+        return "\n".join(lines) + "\n"
+
+
 def make_format(name: str, seeded: Sequence[int], size: int = 2, rounds: int | None = None,
-                seed: int = 0) -> RoundRobin | Bracket:
+                seed: int = 0, suite_size: int = 1) -> RoundRobin | Bracket | Swiss:
+    if name == "swiss":
+        return Swiss(seeded, rounds, suite_size)
     if name == "round_robin":
         return RoundRobin(seeded, size, rounds, seed)
     if name in ("single_elimination", "double_elimination"):

@@ -6,10 +6,10 @@ tournament calls it with the journal's records and gets the same decisions.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .formats import Bracket, RoundRobin
+from .formats import Bracket, RoundRobin, Swiss
 from .journal import GameJob, GameRecord
 from .tables import Decision, decide
 
@@ -20,10 +20,11 @@ class Plan:
     decisions: dict[str, Decision]  # finished tables
     finished: bool
     expected_games: int             # played + pending + an estimate of what follows
+    points: dict[str, dict[int, float]] = field(default_factory=dict)  # finished tables' points
 
 
 class Planner:
-    def __init__(self, fmt: RoundRobin | Bracket, seeded: Sequence[int], suite_size: int,
+    def __init__(self, fmt: RoundRobin | Bracket | Swiss, seeded: Sequence[int], suite_size: int,
                  seed: int, table_size: int) -> None:
         self.fmt = fmt
         self.seed_rank = {e: i for i, e in enumerate(seeded)}
@@ -34,11 +35,15 @@ class Planner:
     def plan(self, records: Mapping[str, GameRecord]) -> Plan:
         decisions: dict[str, Decision] = {}
         winners: dict[str, int | None] = {}
+        points: dict[str, dict[int, float]] = {}
+        by_table: dict[str, list[GameRecord]] = {}
+        for record in records.values():
+            by_table.setdefault(record.table, []).append(record)
         while True:  # until a pass decides nothing new
             pending: list[GameJob] = []
             tables = 0
             decided_now = False
-            for table in self.fmt.ready(winners):
+            for table in self.fmt.ready(winners, points):
                 jobs, decision = decide(table, records, self.suite_size, self.seed,
                                         self.fmt.needs_winner, self.seed_rank)
                 if decision is None:
@@ -47,9 +52,11 @@ class Planner:
                 else:
                     decisions[table.id] = decision
                     winners[table.id] = decision.winner
+                    played = sorted(by_table[table.id], key=lambda r: r.key)  # same sum, any order
+                    points[table.id] = {e: sum(r.points(e) for r in played) for e in table.entrants}
                     decided_now = True
             if not decided_now:
                 break
         unseen = max(0, self.fmt.expected_tables() - len(decisions) - tables)
-        return Plan(pending, decisions, self.fmt.finished(winners),
-                    len(records) + len(pending) + unseen * self.games_per_table)
+        return Plan(pending, decisions, self.fmt.finished(winners, points),
+                    len(records) + len(pending) + unseen * self.games_per_table, points)

@@ -3,7 +3,7 @@
 - ``standings.csv``: one row per entrant, every verdict column;
 - ``standings.md``: standings, the bracket, and every game linked to its
   match folder;
-- ``bracket.txt``: the bracket (elimination formats);
+- ``bracket.txt``: the bracket (elimination formats); ``rounds.txt`` for Swiss;
 - ``games.csv``: one row per game, for graders' scripts.
 """
 from __future__ import annotations
@@ -44,6 +44,8 @@ def result_text(record: GameRecord, names: Sequence[str]) -> str:
 def bracket(config: TournamentConfig, fmt, plan: Plan) -> str | None:
     winners = {t: d.winner for t, d in plan.decisions.items()}
     notes = {t: f"tie-break: {d.how}" for t, d in plan.decisions.items() if d.how not in ("", "points")}
+    if config.format == "swiss":
+        return fmt.bracket_text(winners, config.names, notes, plan.points)
     return fmt.bracket_text(winners, config.names, notes)
 
 
@@ -71,7 +73,8 @@ def markdown(config: TournamentConfig, rows: Sequence[Standing], bracket_text: s
         "## Standings\n", markdown_table(rows),
     ]
     if bracket_text:
-        parts += ["## Bracket\n", f"```text\n{bracket_text}```\n"]
+        heading = "Rounds" if config.format == "swiss" else "Bracket"
+        parts += [f"## {heading}\n", f"```text\n{bracket_text}```\n"]
     parts += ["## Games\n", "| game | board | players (seat order) | result | reason | steps |",
               "|---|---|---|---|---|--:|"]
     for r in records:
@@ -91,5 +94,5 @@ def write_reports(out: Path, config: TournamentConfig, fmt, plan: Plan,
     files.write_text(out / "standings.md", markdown(config, rows, text, records, plan))
     files.write_text(out / "games.csv", games_csv(config, records))
     if text:
-        files.write_text(out / "bracket.txt", text)
+        files.write_text(out / ("rounds.txt" if config.format == "swiss" else "bracket.txt"), text)
     return text

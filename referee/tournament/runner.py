@@ -25,7 +25,7 @@ from referee.core.errors import InputError
 from referee.core.match import MatchSpec
 
 from .config import TournamentConfig, match_spec
-from .formats import Bracket, RoundRobin, make_format
+from .formats import Bracket, RoundRobin, Swiss, make_format
 from .journal import GameJob, GameRecord, Journal
 from .planner import Plan, Planner
 from .progress import Progress
@@ -114,8 +114,9 @@ class Tournament:
     def __init__(self, config: TournamentConfig) -> None:
         self.config = config
         self.seeded = config.seeded()
-        self.format: RoundRobin | Bracket = make_format(
-            config.format, self.seeded, config.table_size, config.rounds, config.seed)
+        self.format: RoundRobin | Bracket | Swiss = make_format(
+            config.format, self.seeded, config.table_size, config.rounds, config.seed,
+            len(config.boards))
         self.planner = Planner(self.format, self.seeded, len(config.boards), config.seed,
                                config.table_size)
 
@@ -178,7 +179,11 @@ class Tournament:
         plan = self.planner.plan(records)
         winners = {t: d.winner for t, d in plan.decisions.items()}
         placement = self.format.placement(winners) if plan.finished else None
-        rows = compute_standings(records.values(), self.config.names, self.seeded, placement)
+        swiss = {}
+        if isinstance(self.format, Swiss):
+            swiss = {"byes": self.format.byes(winners, plan.points),
+                     "opponents": self.format.opponents(winners, plan.points)}
+        rows = compute_standings(records.values(), self.config.names, self.seeded, placement, **swiss)
         bracket = write_reports(self.config.out, self.config, self.format, plan,
                                 list(records.values()), rows)
         return Summary(plan, rows, bracket, len(records), failure, interrupted)
