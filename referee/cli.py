@@ -87,11 +87,18 @@ def load_config(path: Path) -> dict[str, Any]:
 @click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options.")
 @click.option("--replace", is_flag=True, help="Overwrite --out if it exists.")
 @click.option("--color/--no-color", default=None, help="Colour the boards (default: on a terminal).")
+@click.option("--games", type=int, help="Play a paired series of N games (seats swapped; see docs/series.md).")
+@click.option("--boards", "board_sets", multiple=True, metavar="DIR",
+              help="Series boards, drawn in turn: a folder, a file or a pattern (repeatable).")
+@click.option("--sprt", metavar="SPEC", help="Stop the series when the SPRT decides: elo0=0,elo1=10,alpha=0.05,beta=0.05.")
+@click.option("--cluster", metavar="ADDRESS", help="Play the series on a Dask cluster (tcp://HOST:PORT).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Series games played at once (default: cores).")
 def play(game: str, players: tuple[str, ...], board: Path | None, variant: str | None,
          seed: int | None, out: Path | None, quiet: bool | None, time_limit: float | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool,
-         color: bool | None) -> None:
-    """Play one match of GAME and write its folder."""
+         color: bool | None, games: int | None = None, board_sets: tuple[str, ...] = (),
+         sprt: str | None = None, cluster: str | None = None, jobs: int | None = None) -> None:
+    """Play one match of GAME and write its folder (or a series with --games)."""
     from referee.console import ConsoleObserver, format_result
     from referee.core.match import Match, MatchSpec, Observer, prepare
 
@@ -116,6 +123,15 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
     if not player_list:
         raise InputError("no players: give --player CMD once per seat")
     quiet = bool(conf.get("quiet", False)) if quiet is None else quiet
+    if games is not None or board_sets or sprt or cluster or jobs:
+        from referee.tournament.series import play_series
+
+        play_series(game, player_list, games, board or conf_path("board"), board_sets, sprt,
+                    cluster, jobs, variant=variant or conf.get("variant"),
+                    seed=seed if seed is not None else conf.get("seed"), out=out or conf_path("out"),
+                    policy=policy or conf.get("policy"), settings=settings, limits=limits,
+                    names=conf.get("names"), replace=replace, base=base)
+        return
     if color is None:
         color = sys.stdout.isatty()
     spec = MatchSpec(game=game, players=player_list, board=board or conf_path("board"),

@@ -67,7 +67,13 @@ def test_sprt_bounds_and_decisions():
     assert sprt_decision(3.0, spec) == "H1"
     assert sprt_decision(-3.0, spec) == "H0"
     assert sprt_decision(0.5, spec) is None
-    assert sprt_llr([0, 0, 7, 0, 0], spec) == 0.0  # no variance, no evidence
+    # outcomes never seen count 0.001 times (fishtest's regularisation), so a
+    # series of identical pairs still decides: seven split pairs mean "not stronger"
+    assert sprt_decision(sprt_llr([0, 0, 7, 0, 0], spec), spec) == "H0"
+    # one pair won twice: mean (1 + .001 (0 + .25 + .5 + .75)) / 1.004 = .997510,
+    # variance .0018613; LLR = .0143872 (1.995020 - 1.0143872) / .0037227 = 3.790
+    assert sprt_llr([0, 0, 0, 0, 1], spec) == pytest.approx(3.790, abs=2e-3)
+    assert sprt_llr([0, 0, 0, 0, 0], spec) == 0.0
 
 
 def test_parse_sprt():

@@ -2,8 +2,6 @@
 the runner with a fake match function (fast, deterministic)."""
 from __future__ import annotations
 
-import itertools
-import math
 
 import pytest
 

@@ -63,10 +63,11 @@ def pentanomial(pair_points: Sequence[float]) -> list[int]:
 
 
 def _mean_var(values: np.ndarray, counts: np.ndarray) -> tuple[float, float, int]:
-    n = int(counts.sum())
-    if n == 0:
+    total = float(counts.sum())
+    n = int(round(total))
+    if total <= 0.0:
         return 0.5, 0.0, 0
-    probs = counts / n
+    probs = counts / total
     mean = float((probs * values).sum())
     var = float((probs * (values - mean) ** 2).sum())
     return mean, var, n
@@ -144,11 +145,17 @@ def sprt_llr(counts: Sequence[int], spec: SprtSpec) -> float:
     "logistic" model of fishtest and fastchess):
     ``LLR = n (s1 - s0) (2 s - s0 - s1) / (2 var)`` with ``s`` the sample mean
     score per game, ``var`` the sample variance of one sample's mean score and
-    ``n`` the samples (pairs).  Zero while the variance is zero (every sample
-    alike: nothing to tell the hypotheses apart)."""
-    mean, var, n = _mean_var(_sample_values(counts), np.asarray(counts, dtype=float))
-    if n == 0 or var <= 0.0:
+    ``n`` the samples (pairs).
+
+    As fishtest does, an outcome never seen counts 0.001 times (it
+    "regularizes" the frequencies), so that a series where every pair ended
+    alike (all won, all split) still has a variance and can decide."""
+    observed = np.asarray(counts, dtype=float)
+    n = int(observed.sum())
+    if n == 0:
         return 0.0
+    regular = np.where(observed == 0, 1e-3, observed)
+    mean, var, _ = _mean_var(_sample_values(counts), regular)
     s0, s1 = score_from_elo(spec.elo0), score_from_elo(spec.elo1)
     return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
 

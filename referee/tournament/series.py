@@ -1,0 +1,350 @@
+"""A paired series: ``referee play GAME --player A --player B --games N``.
+
+"Is my new version better?" is answered the way chess-engine testers answer
+it: many games in pairs (same board and seed, seats swapped), a score, an Elo
+difference with its 95% interval counted over pairs (pentanomial), and
+optionally a sequential test (SPRT) that stops as soon as it decides.  With
+more seats (Tsuro, 4-player Quoridor) a "pair" is a rotation: every player
+takes every seat once on the same board, and the summary adds each player's
+average rank and a Plackett-Luce rating.
+
+A series is a small tournament with a fixed schedule, so it reuses the
+tournament's machinery: the same worker process per game, journal, progress
+bar, game records and standings; only the planner (which games, when to
+stop) and the report are its own.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+from referee.core import files
+from referee.core.errors import InputError
+from referee.core.match import prepare
+from referee.core.rng import derived_rng
+
+from .config import Entrant, TournamentConfig, match_spec
+from .journal import GameJob, GameRecord
+from .planner import Plan
+from .ratings import SprtSpec, elo_interval, parse_sprt, pentanomial, sprt_decision, sprt_llr
+from .report import games_csv
+from .runner import STATE_FILE, Summary, Tournament
+from .standings import FAULTS, Standing, compute_standings
+
+
+@dataclass(frozen=True)
+class SeriesConfig(TournamentConfig):
+    """A tournament config whose schedule is ``games`` games in rotations."""
+
+    games: int = 2
+    sprt: SprtSpec | None = None
+
+    def fingerprint(self) -> dict[str, Any]:
+        data = super().fingerprint()
+        data.update(games=self.games, sprt=None if self.sprt is None else self.sprt.text())
+        return data
+
+
+def player_names(commands: Sequence[str]) -> list[str]:
+    """Short, unique names: ``builtin:greedy`` -> ``greedy``; a repeated
+    command gets ``#2``, ``#3``."""
+    names: list[str] = []
+    for command in commands:
+        base = command.split(":", 1)[1] if command.startswith("builtin:") else command
+        base = base if len(base) <= 32 else "..." + base[-29:]
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}#{n}"
+        names.append(name)
+    return names
+
+
+def make_config(game: str, players: Sequence[str], boards: Sequence[Path | None], games: int,
+                seed: int, out: Path, base_dir: Path, variant: str | None = None,
+                policy: str | None = None, settings: dict[str, Any] | None = None,
+                limits: dict[str, Any] | None = None, sprt: SprtSpec | None = None,
+                names: Sequence[str] | None = None) -> SeriesConfig:
+    """Check everything before any game runs: every board is prepared as a
+    match would be (InputError, one line, on the first problem)."""
+    if games < 1:
+        raise InputError(f"--games must be at least 1, got {games}")
+    if sprt is not None and len(players) != 2:
+        raise InputError("--sprt needs a two-player series (it tests A against B)")
+    names = list(names) if names else player_names(players)
+    config = SeriesConfig(
+        path=Path(base_dir).resolve() / "series", game=game, variant=variant,
+        table_size=len(players), boards=tuple(boards) or (None,),
+        entrants=tuple(Entrant(n, c) for n, c in zip(names, players)), format="series",
+        seeding="config", rounds=None, limits=dict(limits or {}), policy=policy,
+        settings=dict(settings or {}), seed=seed, out=Path(out), games=games, sprt=sprt)
+    for board in config.boards:
+        prepare(match_spec(config, tuple(range(len(players))), board, 0, config.out / ".check-only"))
+    return config
+
+
+# ----- which games, and when to stop ---------------------------------------------
+
+@dataclass(frozen=True)
+class SprtState:
+    llr: float
+    decision: str | None  # "H0", "H1" or None
+    pairs: int            # complete pairs the test has seen
+
+
+class SeriesPlanner:
+    """Rotation ``i`` plays board ``(i - 1) mod boards`` with its own seed,
+    every seat order once.  Pure: the same records give the same plan, so
+    ``--jobs`` and a cluster change nothing but speed.  The SPRT looks at
+    complete rotations in order only, so where it stops does not depend on
+    which game happened to finish first; games still running when it decides
+    are played out and kept in the folder but not counted."""
+
+    def __init__(self, config: SeriesConfig) -> None:
+        self.config = config
+        size = config.table_size
+        self.rotations = math.ceil(config.games / size)
+        width = max(4, len(str(self.rotations)))
+        entrants = tuple(range(size))
+        self.by_rotation: list[tuple[GameJob, ...]] = []
+        for i in range(1, self.rotations + 1):
+            board = (i - 1) % len(config.boards)
+            seed = derived_rng(config.seed, "series", i).randrange(2 ** 31)
+            self.by_rotation.append(tuple(
+                GameJob(f"p{i:0{width}d}-b{board + 1}-s{r + 1}", f"p{i:0{width}d}",
+                        entrants[r:] + entrants[:r], board, seed)
+                for r in range(size)))
+
+    def complete(self, records: dict[str, GameRecord]) -> list[list[GameRecord]]:
+        """The leading rotations whose games are all recorded."""
+        done = []
+        for jobs in self.by_rotation:
+            if any(j.key not in records for j in jobs):
+                break
+            done.append([records[j.key] for j in jobs])
+        return done
+
+    def sprt(self, rotations: list[list[GameRecord]]) -> SprtState | None:
+        spec = self.config.sprt
+        if spec is None:
+            return None
+        counts = [0] * 5
+        llr = 0.0
+        for n, pair in enumerate(rotations, 1):
+            counts[int(round(2 * sum(r.points(0) for r in pair)))] += 1
+            llr = sprt_llr(counts, spec)
+            decision = sprt_decision(llr, spec)
+            if decision:
+                return SprtState(llr, decision, n)
+        return SprtState(llr, None, len(rotations))
+
+    def counted(self, records: dict[str, GameRecord]) -> tuple[list[list[GameRecord]], SprtState | None]:
+        """The rotations the summary counts (up to the SPRT's decision)."""
+        rotations = self.complete(records)
+        state = self.sprt(rotations)
+        if state is not None and state.decision:
+            rotations = rotations[:state.pairs]
+        return rotations, state
+
+    def plan(self, records: dict[str, GameRecord]) -> Plan:
+        rotations, state = self.counted(records)
+        if (state is not None and state.decision) or len(rotations) == self.rotations:
+            return Plan([], {}, True, len(records))
+        pending = [j for jobs in self.by_rotation for j in jobs if j.key not in records]
+        return Plan(pending, {}, False, len(records) + len(pending))
+
+
+# ----- the summary -----------------------------------------------------------------
+
+@dataclass
+class SeriesSummary(Summary):
+    text: str = ""
+    sprt: SprtState | None = None
+    elo: Any = None                 # EloEstimate of player 1 over player 2 (two players)
+    pair_counts: list[int] = field(default_factory=list)  # pentanomial counts for player 1
+    uncounted: int = 0
+    average_rank: dict[int, float] = field(default_factory=dict)
+
+
+class Series(Tournament):
+    """Plays a series with the tournament runner (workers, journal, progress)."""
+
+    def __init__(self, config: SeriesConfig) -> None:
+        self.config = config
+        self.seeded = tuple(range(config.table_size))
+        self.planner = SeriesPlanner(config)
+
+    def report(self, records: dict[str, GameRecord], failure: str | None = None,
+               interrupted: bool = False) -> SeriesSummary:
+        config = self.config
+        rotations, state = self.planner.counted(records)
+        counted = [r for rotation in rotations for r in rotation]
+        rows = compute_standings(counted, config.names, self.seeded)
+        plan = self.planner.plan(records)
+        summary = SeriesSummary(plan, rows, None, len(counted), failure, interrupted, sprt=state,
+                                uncounted=len(records) - len(counted))
+        summary.average_rank = average_ranks(counted, config.table_size)
+        if config.table_size == 2:
+            summary.pair_counts = pentanomial([sum(r.points(0) for r in rotation) for rotation in rotations])
+            summary.elo = elo_interval(summary.pair_counts)
+        summary.text = summary_text(config, summary, len(rotations))
+        files.write_text(config.out / "summary.txt", summary.text)
+        files.write_text(config.out / "games.csv",
+                         games_csv(config, sorted(records.values(), key=lambda r: r.key)))
+        return summary
+
+
+def average_ranks(records: Sequence[GameRecord], size: int) -> dict[int, float]:
+    """Each player's mean place (1 = first; tied players share the better
+    place)."""
+    totals = {e: 0.0 for e in range(size)}
+    counts = {e: 0 for e in range(size)}
+    for record in records:
+        place = 1
+        for group in record.ranking:
+            for seat in group:
+                entrant = record.seats[seat - 1]
+                totals[entrant] += place
+                counts[entrant] += 1
+            place += len(group)
+    return {e: totals[e] / counts[e] if counts[e] else math.nan for e in range(size)}
+
+
+def _elo_text(value: float) -> str:
+    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
+def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -> str:
+    """What the terminal and ``summary.txt`` show; see docs/series.md."""
+    rows: list[Standing] = sorted(summary.standings, key=lambda r: r.entrant)
+    size = config.table_size
+    unit = "pairs" if size == 2 else "rotations"
+    boards = ", ".join("default" if b is None else b.name for b in config.boards)
+    lines = [f"Series: {config.game}, {summary.games} games ({rotations} {unit}), "
+             f"seed {config.seed}, boards: {boards}"]
+    header = ["player", "games", "wins", "draws", "losses", "points", "score"]
+    header += ["avg rank", "rating (95%)"] if size > 2 else []
+    grid = [header]
+    for r in rows:
+        share = f"{100 * r.points / r.games:.1f}%" if r.games else "-"
+        line = [r.name, str(r.games), str(r.wins), str(r.draws), str(r.losses), f"{r.points:g}", share]
+        if size > 2:
+            rank = summary.average_rank.get(r.entrant, math.nan)
+            line += [f"{rank:.2f}" if math.isfinite(rank) else "-",
+                     f"{r.rating:+.0f} ({r.rating_low:+.0f}..{r.rating_high:+.0f})"]
+        grid.append(line)
+    widths = [max(len(g[c]) for g in grid) for c in range(len(header))]
+    lines += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(g, widths)))
+              .rstrip() for g in grid]
+    a, b = (rows[0].name, rows[1].name) if size == 2 else ("", "")
+    if summary.elo is not None and rotations:
+        est, counts = summary.elo, summary.pair_counts
+        lines.append(f"Elo {a} - {b}: {_elo_text(est.elo)}  95% interval "
+                     f"[{_elo_text(est.low)}, {_elo_text(est.high)}]  over {est.samples} pairs "
+                     f"(pentanomial, pairs scoring 0/0.5/1/1.5/2 for {a}: {' '.join(map(str, counts))})")
+    if summary.sprt is not None:
+        spec, state = config.sprt, summary.sprt
+        bounds = f"bounds [{spec.lower:.2f}, {spec.upper:.2f}]"
+        if state.decision == "H1":
+            verdict = f"H1 accepted: {a} is stronger by about {spec.elo1:g} Elo or more"
+        elif state.decision == "H0":
+            verdict = f"H0 accepted: {a} is not stronger by {spec.elo1:g} Elo (about {spec.elo0:g} or less)"
+        else:
+            verdict = "no decision yet (more games needed)"
+        lines.append(f"SPRT {spec.text()}: {verdict}; LLR {state.llr:.2f} {bounds} "
+                     f"after {state.pairs} pairs")
+    for r in rows:
+        seen = {v: n for v, n in r.verdicts.items() if n}
+        faults = ", ".join(f"{v} {seen[v]}" for v in FAULTS if v in seen) or "none"
+        lines.append(f"verdicts {r.name}: OK {seen.get('OK', 0)}; faults: {faults}")
+    if summary.uncounted:
+        lines.append(f"{summary.uncounted} game(s) finished after the SPRT decided or in an incomplete "
+                     f"{unit[:-1]}: in the folder, not counted")
+    lines.append(f"series folder: {config.out} (summary.txt, games.csv, games/<game>/)")
+    return "\n".join(lines) + "\n"
+
+
+def default_out(game: str, seed: int, root: Path) -> Path:
+    stem = f"{game}-series-{_dt.date.today().isoformat()}-{seed}"
+    out, n = root / stem, 1
+    while out.exists():
+        n += 1
+        out = root / f"{stem}-{n}"
+    return out
+
+
+def prepare_out(out: Path, replace: bool) -> None:
+    """A series folder is new, or replaced as a whole with --replace (only if
+    it is one: --replace never deletes anything else)."""
+    if out.exists() and any(out.iterdir()):
+        if not replace:
+            raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
+        if not (out / STATE_FILE).is_file():
+            raise InputError(f"output folder {out} is not a series folder; --replace only replaces those")
+        shutil.rmtree(out)
+
+
+def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr) -> SeriesSummary:
+    return Series(config).run(jobs, resume=False, play=play, log=log)  # type: ignore[return-value]
+
+
+def play_series(game: str, players: Sequence[str], games: int | None, board: Path | None,
+                board_sets: Sequence[str], sprt: str | None, cluster: str | None, jobs: int | None,
+                *, variant: str | None, seed: int | None, out: Path | None, policy: str | None,
+                settings: dict[str, Any], limits: dict[str, Any], names: Sequence[str] | None,
+                replace: bool, base: Path) -> None:
+    """The ``play --games`` command: check, play, print the summary; exit 1
+    if the referee failed on a game, 130 if interrupted."""
+    import secrets
+
+    import click
+
+    from .command import default_jobs
+    from .config import _expand_boards
+
+    if games is None:
+        raise InputError("--boards, --sprt, --cluster and --jobs are for a series: add --games N")
+    if "human" in players:
+        raise InputError("a human cannot play a series; use builtin:NAME or a command")
+    try:
+        spec = parse_sprt_option(sprt)
+    except ValueError as exc:
+        raise InputError(f"--sprt: {exc}") from None
+    boards: list[Path | None] = [Path(board).resolve()] if board is not None else []
+    for item in board_sets:
+        found = _expand_boards(Path.cwd(), item)
+        if not found:
+            raise InputError(f"--boards {item!r} names no board file")
+        boards.extend(p.resolve() for p in found)
+    seed = seed if seed is not None else secrets.randbelow(2 ** 31)
+    out = Path(out) if out is not None else default_out(game, seed, base / "step_logs")
+    prepare_out(out, replace)
+    config = make_config(game, players, boards, games, seed, out, base, variant, policy,
+                         settings, limits, spec, names)
+    play = None
+    if cluster:
+        from .cluster import DaskPlay
+
+        play = DaskPlay(cluster)
+        jobs = jobs or play.slots()
+    try:
+        summary = run_series(config, jobs or default_jobs(), play)
+    finally:
+        if play is not None:
+            play.close()
+    click.echo(summary.text, nl=False)
+    if summary.failure:
+        click.echo(f"referee: error: {summary.failure}", err=True)
+        sys.exit(1)
+    if summary.interrupted:
+        click.echo("referee: interrupted", err=True)
+        sys.exit(130)
+
+
+def parse_sprt_option(text: str | None) -> SprtSpec | None:
+    return None if text is None else parse_sprt(text)
