@@ -1,4 +1,4 @@
-"""``referee tournament CONFIG.yaml [--resume] [--jobs N]``.
+"""``referee tournament CONFIG.yaml [--resume] [--jobs N] [--cluster ADDRESS]``.
 
 Exit 0 when the tournament is complete, 2 for a bad config (one line naming
 the file, line and key), 1 when the referee itself failed on a game, 130 when
@@ -28,10 +28,21 @@ def default_jobs() -> int:
 @click.option("--resume", is_flag=True,
               help="Finish an interrupted tournament; finished games are not replayed.")
 @click.option("--jobs", type=click.IntRange(min=1), help="Games played at once (default: number of cores).")
-def tournament_command(config_file: Path, resume: bool, jobs: int | None) -> None:
+@click.option("--cluster", metavar="ADDRESS",
+              help="Play the games on a Dask cluster, e.g. tcp://10.0.0.5:8786 (default jobs: its threads).")
+def tournament_command(config_file: Path, resume: bool, jobs: int | None, cluster: str | None) -> None:
     """Play a tournament described by CONFIG.yaml (see docs/tournaments.md)."""
     config = load_config(config_file)
-    summary = Tournament(config).run(jobs or default_jobs(), resume)
+    play = None
+    if cluster:
+        from .cluster import DaskPlay
+
+        play = DaskPlay(cluster)
+    try:
+        summary = Tournament(config).run(jobs or (play.slots() if play else default_jobs()), resume, play)
+    finally:
+        if play is not None:
+            play.close()
     if summary.bracket:
         click.echo(summary.bracket)
     click.echo(text_table(summary.standings), nl=False)

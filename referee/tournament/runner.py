@@ -167,7 +167,7 @@ class Tournament:
                     progress.update(len(records), max(plan.expected_games, len(records)), last)
         except KeyboardInterrupt:
             interrupted = True
-            if isinstance(play, WorkerPlay):
+            if hasattr(play, "stop"):  # WorkerPlay, DaskPlay: games in flight are lost anyway
                 play.stop()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -224,7 +224,8 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     rows: list[Standing] = sorted(summary.standings, key=lambda r: r.entrant)
     size = config.table_size
     unit = "pairs" if size == 2 else "rotations"
-    boards = ", ".join("default" if b is None else b.name for b in config.boards)
+    names = ["default" if b is None else b.name for b in config.boards]
+    boards = ", ".join(names) if len(names) <= 3 else f"{len(names)} ({names[0]} .. {names[-1]})"
     lines = [f"Series: {config.game}, {summary.games} games ({rotations} {unit}), "
              f"seed {config.seed}, boards: {boards}"]
     header = ["player", "games", "wins", "draws", "losses", "points", "score"]
@@ -244,9 +245,12 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     a, b = (rows[0].name, rows[1].name) if size == 2 else ("", "")
     if summary.elo is not None and rotations:
         est, counts = summary.elo, summary.pair_counts
-        lines.append(f"Elo {a} - {b}: {_elo_text(est.elo)}  95% interval "
-                     f"[{_elo_text(est.low)}, {_elo_text(est.high)}]  over {est.samples} pairs "
-                     f"(pentanomial, pairs scoring 0/0.5/1/1.5/2 for {a}: {' '.join(map(str, counts))})")
+        if math.isfinite(est.elo):
+            elo = f"{_elo_text(est.elo)}  95% interval [{_elo_text(est.low)}, {_elo_text(est.high)}]"
+        else:
+            elo = f"{_elo_text(est.elo)} (one side scored every point: no finite estimate)"
+        lines.append(f"Elo {a} - {b}: {elo}  over {est.samples} pairs "
+                     f"(pentanomial: pairs scoring 0/0.5/1/1.5/2 for {a}: {' '.join(map(str, counts))})")
     if summary.sprt is not None:
         spec, state = config.sprt, summary.sprt
         bounds = f"bounds [{spec.lower:.2f}, {spec.upper:.2f}]"
