@@ -1,0 +1,156 @@
+"""`referee play --games N`: the paired schedule and the SPRT stop as pure
+logic, then real series of built-in players through the command line."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+import yaml
+
+from referee.tournament.journal import GameRecord
+from referee.tournament.ratings import SprtSpec
+from referee.tournament.series import SeriesPlanner, make_config, player_names
+
+from conftest import referee
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "boards" / "cantris" / "6x3-1.txt"
+OTHER = ROOT / "boards" / "cantris" / "6x3-2.txt"
+
+
+def config(tmp_path: Path, games: int, sprt: SprtSpec | None = None, players=2, boards=(SMALL, OTHER)):
+    commands = ["builtin:greedy", "builtin:random", "builtin:random", "builtin:random"][:players]
+    game = "cantris" if players == 2 else "tsuro"
+    return make_config(game, commands, boards if players == 2 else (), games, 9, tmp_path / "out",
+                       tmp_path, sprt=sprt)
+
+
+def finished(job, first_points: float) -> GameRecord:
+    """A two-player game in which entrant 0 scored ``first_points`` (1, 0.5, 0)."""
+    seat0 = job.seats.index(0) + 1
+    if first_points == 0.5:
+        ranking, winner = [[1, 2]], None
+    else:
+        winner = seat0 if first_points == 1 else 3 - seat0
+        ranking = [[winner], [3 - winner]]
+    return GameRecord.from_result(job, {"winner": winner, "ranking": ranking, "scores": None,
+                                        "reason": "", "verdicts": {}, "steps": 1}, job.key, 0)
+
+
+def test_pairs_swap_seats_on_the_same_board_and_seed(tmp_path):
+    planner = SeriesPlanner(config(tmp_path, 6))
+    jobs = planner.plan({}).pending
+    assert [j.key for j in jobs] == ["p0001-b1-s1", "p0001-b1-s2", "p0002-b2-s1", "p0002-b2-s2",
+                                     "p0003-b1-s1", "p0003-b1-s2"]
+    assert [j.seats for j in jobs] == [(0, 1), (1, 0)] * 3
+    assert [j.board for j in jobs] == [0, 0, 1, 1, 0, 0]  # boards drawn in turn
+    seeds = [j.seed for j in jobs]
+    assert seeds[0] == seeds[1] and seeds[2] == seeds[3] and len(set(seeds)) == 3
+    assert SeriesPlanner(config(tmp_path, 6)).plan({}).pending == jobs  # seeds derive from --seed
+
+
+def test_odd_game_counts_round_up_to_whole_pairs(tmp_path):
+    assert len(SeriesPlanner(config(tmp_path, 5)).plan({}).pending) == 6
+
+
+def test_series_ends_when_every_pair_is_recorded(tmp_path):
+    planner = SeriesPlanner(config(tmp_path, 4))
+    jobs = planner.plan({}).pending
+    records = {j.key: finished(j, 1) for j in jobs[:3]}
+    plan = planner.plan(records)
+    assert not plan.finished and [j.key for j in plan.pending] == [jobs[3].key]
+    records[jobs[3].key] = finished(jobs[3], 0.5)
+    assert planner.plan(records).finished
+
+
+def test_sprt_decides_on_complete_pairs_in_order(tmp_path):
+    spec = SprtSpec(0, 10)
+    planner = SeriesPlanner(config(tmp_path, 200, spec))
+    jobs = planner.plan({}).pending
+    # pairs 2.. split (one win each): evidence of equality, H0 comes
+    records = {j.key: finished(j, 1 if j.seats == (0, 1) else 0) for j in jobs[2:40]}
+    assert not planner.plan(records).finished  # pair 1 missing: nothing counts yet
+    records.update({j.key: finished(j, 1 if j.seats == (0, 1) else 0) for j in jobs[:2]})
+    rotations, state = planner.counted(records)
+    assert state.decision == "H0" and state.llr <= spec.lower
+    assert len(rotations) == state.pairs < 20  # games after the decision are not counted
+    assert planner.plan(records).finished and planner.plan(records).pending == []
+    # the same results arriving in another order give the same decision
+    again = SeriesPlanner(config(tmp_path, 200, spec)).counted(dict(reversed(list(records.items()))))
+    assert again[1] == state
+
+
+def test_names_are_short_and_unique():
+    assert player_names(["builtin:greedy", "builtin:greedy", "python3 bot.py"]) == \
+        ["greedy", "greedy#2", "python3 bot.py"]
+
+
+def test_series_through_the_cli_is_reproducible(tmp_path):
+    runs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}"
+        proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                       "--games", "4", "--seed", "5", "--boards", str(SMALL), "--boards", str(OTHER),
+                       "--jobs", jobs, "--out", out)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.count("games  elapsed") == 4  # progress, one line per game off a terminal
+        text = proc.stdout
+        assert "Series: cantris, 4 games (2 pairs), seed 5, boards: 6x3-1.txt, 6x3-2.txt" in text
+        assert "greedy      4" in text and "random      4" in text
+        assert "Elo greedy - random:" in text and "over 2 pairs" in text
+        assert "verdicts greedy: OK" in text
+        games = sorted(p.name for p in (out / "games").iterdir())
+        assert games == ["p0001-b1-s1", "p0001-b1-s2", "p0002-b2-s1", "p0002-b2-s2"]
+        results = {g: yaml.safe_load((out / "games" / g / "result.yaml").read_text()) for g in games}
+        players = {g: [p["name"] for p in yaml.safe_load((out / "games" / g / "match.yaml")
+                                                           .read_text())["players"]] for g in games}
+        assert players["p0001-b1-s1"] == ["greedy", "random"] == players["p0001-b1-s2"][::-1]
+        assert (out / "summary.txt").read_text() == text
+        runs[jobs] = (results, (out / "games.csv").read_text(), text.split("series folder")[0])
+    assert runs["1"] == runs["2"]  # same seed, same games, whatever the parallelism
+    rows = list(csv.DictReader((tmp_path / "jobs1" / "games.csv").open()))
+    assert [r["board"] for r in rows] == ["6x3-1.txt", "6x3-1.txt", "6x3-2.txt", "6x3-2.txt"]
+    verified = referee("replay", tmp_path / "jobs1" / "games" / "p0002-b2-s2", "--verify")
+    assert verified.returncode == 0, verified.stderr
+
+
+def test_sprt_stops_the_series_and_names_the_hypothesis(tmp_path):
+    out = tmp_path / "s"
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--games", "60", "--seed", "2", "--board", str(SMALL), "--jobs", "1",
+                   "--sprt", "elo0=0,elo1=10,alpha=0.05,beta=0.05", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("SPRT"))
+    assert "H1 accepted: greedy is stronger" in line and "LLR" in line and "bounds [-2.94, 2.94]" in line
+    played = len(list((out / "games").iterdir()))
+    assert played < 60 and played % 2 == 0
+
+
+def test_three_player_series_rotates_seats_and_ranks(tmp_path):
+    out = tmp_path / "t"
+    proc = referee("play", "tsuro", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--player", "builtin:random", "--games", "3", "--seed", "4", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "avg rank" in proc.stdout and "rating (95%)" in proc.stdout and "Elo" not in proc.stdout
+    seats = [[p["name"] for p in yaml.safe_load((out / "games" / g / "match.yaml").read_text())["players"]]
+             for g in ("p0001-b1-s1", "p0001-b1-s2", "p0001-b1-s3")]
+    assert seats == [["greedy", "random", "random#2"], ["random", "random#2", "greedy"],
+                     ["random#2", "greedy", "random"]]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--games", "0"], "--games must be at least 1"),
+    (["--jobs", "2"], "add --games N"),
+    (["--games", "2", "--sprt", "elo0=x"], "--sprt: 'elo0=x': 'x' is not a number"),
+    (["--games", "2", "--boards", "nowhere/"], "--boards 'nowhere/' names no board file"),
+    (["--games", "2", "--player", "builtin:random", "--sprt", "elo1=5"], "--sprt needs a two-player series"),
+])
+def test_bad_series_options_are_one_line_errors(tmp_path, args, message):
+    game = "tsuro" if "--sprt" in args and "elo1=5" in args else "cantris"
+    proc = referee("play", game, "--player", "builtin:random", "--player", "builtin:random", *args,
+                   "--out", tmp_path / "x", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("referee: error:") and message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x" / "games").exists()
