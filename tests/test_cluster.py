@@ -1,0 +1,163 @@
+"""Tournaments on a real Dask cluster on loopback: a scheduler and two
+workers started with the standard ``dask scheduler`` / ``dask worker``
+commands.  Standings must be byte-identical to a local run; a worker killed
+mid-game costs only that game."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")
+
+from conftest import referee  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BOARD = ROOT / "boards" / "cantris" / "6x3-1.txt"
+GREEDY = ROOT / "players" / "cantris" / "greedy.py"
+OUTPUTS = ("standings.csv", "standings.md", "games.csv")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """``tcp://127.0.0.1:PORT`` with two single-threaded workers; every
+    process started here is stopped (by its process group) at the end."""
+    from distributed import Client
+
+    folder = tmp_path_factory.mktemp("dask")
+    dask = str(Path(sys.executable).with_name("dask"))
+    address = f"tcp://127.0.0.1:{free_port()}"
+    common = {"cwd": folder, "start_new_session": True, "stdout": subprocess.DEVNULL,
+              "stderr": subprocess.DEVNULL}
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
+                               "--no-dashboard"], **common)]
+    try:
+        for n in range(2):
+            procs.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
+                                           "--no-dashboard", "--local-directory", str(folder / f"w{n}")],
+                                          **common))
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=30)
+        yield address
+    finally:
+        for proc in procs:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+
+
+def write_config(folder: Path, entrants: list[tuple[str, str]], boards=(BOARD,)) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {"game": "cantris", "boards": [str(b) for b in boards], "format": "round_robin",
+              "seed": 3, "out": "out", "limits": {"soft_time": 20},
+              "entrants": [{"name": n, "command": c} for n, c in entrants]}
+    path = folder / "class.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+ENTRANTS = [("greedy", "builtin:greedy"), ("random", "builtin:random")]
+
+
+def test_cluster_standings_equal_a_local_run_and_resume_works(tmp_path, cluster):
+    local = referee("tournament", write_config(tmp_path / "local", ENTRANTS), "--jobs", "2")
+    assert local.returncode == 0, local.stderr
+    remote = referee("tournament", write_config(tmp_path / "remote", ENTRANTS), "--cluster", cluster)
+    assert remote.returncode == 0, remote.stderr
+    for name in OUTPUTS:
+        assert (tmp_path / "remote" / "out" / name).read_bytes() == \
+            (tmp_path / "local" / "out" / name).read_bytes(), name
+    games = sorted((tmp_path / "remote" / "out" / "games").iterdir())
+    assert len(games) == 2 and all((g / "result.yaml").is_file() and (g / "log.jsonl").is_file()
+                                   for g in games)
+    verified = referee("replay", games[0], "--verify")
+    assert verified.returncode == 0, verified.stderr
+
+    # resume: a cluster tournament stopped after one game finishes with --resume
+    from referee.tournament.cluster import DaskPlay
+    from referee.tournament.config import load_config
+    from referee.tournament.runner import GameFailed, Tournament
+    import io
+
+    class StopAfterOne(DaskPlay):
+        calls = 0
+
+        def __call__(self, job, spec):
+            StopAfterOne.calls += 1
+            if StopAfterOne.calls > 1:
+                raise GameFailed("stopped by the test")
+            return super().__call__(job, spec)
+
+    config = write_config(tmp_path / "resumed", ENTRANTS)
+    play = StopAfterOne(cluster)
+    try:
+        first = Tournament(load_config(config)).run(1, False, play=play, log=io.StringIO())
+    finally:
+        play.close()
+    assert first.failure and first.games == 1
+    resumed = referee("tournament", config, "--resume", "--cluster", cluster)
+    assert resumed.returncode == 0, resumed.stderr
+    for name in OUTPUTS:
+        assert (tmp_path / "resumed" / "out" / name).read_bytes() == \
+            (tmp_path / "local" / "out" / name).read_bytes(), name
+
+
+def game_processes() -> list:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if "referee.tournament.worker" in cmdline and "referee-game-" in " ".join(cmdline):
+            found.append(proc)
+    return found
+
+
+def test_a_worker_killed_mid_game_costs_only_that_game(tmp_path, cluster):
+    slow = tmp_path / "slow.py"
+    slow.write_text("import runpy, sys, time\ntime.sleep(0.4)\n"
+                    f"sys.argv[0] = {str(GREEDY)!r}\nrunpy.run_path({str(GREEDY)!r}, run_name='__main__')\n")
+    entrants = [("slow", f"{sys.executable} {slow}"), ("random", "builtin:random")]
+    boards = (BOARD,)
+    local = referee("tournament", write_config(tmp_path / "local", entrants, boards), "--jobs", "2")
+    assert local.returncode == 0, local.stderr
+
+    config = write_config(tmp_path / "remote", entrants, boards)
+    exe = Path(sys.executable).with_name("referee")
+    run = subprocess.Popen([str(exe), "tournament", str(config), "--cluster", cluster],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    deadline = time.monotonic() + 60
+    while killed is None and time.monotonic() < deadline and run.poll() is None:
+        for game in game_processes():
+            try:
+                worker = game.parent()  # the Dask worker process running this task
+                worker.kill()
+                killed = game
+                break
+            except psutil.NoSuchProcess:
+                continue
+        time.sleep(0.05)
+    out, err = run.communicate(timeout=120)
+    assert killed is not None, "no game was seen running on a worker"
+    assert run.returncode == 0, err
+    assert not killed.is_running() or killed.status() == psutil.STATUS_ZOMBIE
+    journal = (tmp_path / "remote" / "out" / "journal.jsonl").read_text().splitlines()
+    assert len(journal) == 2  # every game once: the lost one was played again, nothing else
+    for name in OUTPUTS:
+        assert (tmp_path / "remote" / "out" / name).read_bytes() == \
+            (tmp_path / "local" / "out" / name).read_bytes(), name
