@@ -73,12 +73,17 @@ def play_remote(spec_json: str, board_name: str | None, board_text: bytes | None
                 code = proc.wait()
             finally:
                 proc.stdin.close()
-        blob = io.BytesIO()
-        with tarfile.open(fileobj=blob, mode="w:gz") as tar:
-            if (scratch / FOLDER).is_dir():
-                tar.add(scratch / FOLDER, arcname=FOLDER)
         tail = errors.read_text(errors="replace").strip().splitlines()[-1:] or ["no output"]
-        return code, blob.getvalue(), tail[0][:300]
+        return code, pack(scratch / FOLDER), tail[0][:300]
+
+
+def pack(folder: Path) -> bytes:
+    """A match folder as a .tar.gz (empty if the game left no folder)."""
+    blob = io.BytesIO()
+    with tarfile.open(fileobj=blob, mode="w:gz") as tar:
+        if folder.is_dir():
+            tar.add(folder, arcname=FOLDER)
+    return blob.getvalue()
 
 
 def unpack(blob: bytes, out: Path) -> None:

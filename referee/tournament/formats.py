@@ -368,6 +368,7 @@ class Swiss:
         self.rank = {e: i for i, e in enumerate(seeded)}
         self.rounds = rounds or swiss_default_rounds(len(seeded))
         self.bye_points = 2.0 * suite_size  # a won pairing: both seats of every board
+        self._paired: dict[tuple, SwissRound | None] = {}  # (round, earlier results) -> pairing
 
     def played(self, done: Done, points: Points | None) -> tuple[list[SwissRound], bool]:
         """The rounds paired so far (the last possibly unfinished), and
@@ -377,27 +378,43 @@ class Swiss:
         met: dict[int, set[int]] = {e: set() for e in self.seeded}
         had_bye: set[int] = set()
         rounds: list[SwissRound] = []
+        history: tuple = ()  # every earlier round's results: with the seeding, they decide the next pairing
         for number in range(1, self.rounds + 1):
-            order = sorted(self.seeded, key=lambda e: (-score[e], self.rank[e]))
-            bye = next((e for e in reversed(order) if e not in had_bye), None) if len(order) % 2 else None
-            players = [e for e in order if e != bye]
-            pairs = self._pair(players, met, first=number == 1)
-            if pairs is None:
+            key = (number, history)
+            if key not in self._paired:  # the planner asks after every game: pair each round once
+                self._paired[key] = self._pair_round(number, score, met, had_bye)
+            rnd = self._paired[key]
+            if rnd is None:
                 return rounds, True
-            tables = tuple(Table(f"sw{number}-{t}", pair) for t, pair in enumerate(pairs, 1))
-            rounds.append(SwissRound(number, tables, bye))
+            rounds.append(rnd)
+            tables = rnd.tables
             if any(t.id not in done for t in tables):
                 return rounds, False
+            results = []
             for table in tables:
                 a, b = table.entrants
                 met[a].add(b)
                 met[b].add(a)
+                got = (points or {}).get(table.id, {})
+                results.append((got.get(a, 0.0), got.get(b, 0.0)))
                 for e in table.entrants:
-                    score[e] += (points or {}).get(table.id, {}).get(e, 0.0)
+                    score[e] += got.get(e, 0.0)
+            history = (*history, tuple(results))
+            bye = rnd.bye
             if bye is not None:
                 had_bye.add(bye)
                 score[bye] += self.bye_points
         return rounds, True
+
+    def _pair_round(self, number: int, score: Mapping[int, float], met: Mapping[int, set[int]],
+                    had_bye: set[int]) -> SwissRound | None:
+        order = sorted(self.seeded, key=lambda e: (-score[e], self.rank[e]))
+        bye = next((e for e in reversed(order) if e not in had_bye), None) if len(order) % 2 else None
+        players = [e for e in order if e != bye]
+        pairs = self._pair(players, met, first=number == 1)
+        if pairs is None:
+            return None
+        return SwissRound(number, tuple(Table(f"sw{number}-{t}", pair) for t, pair in enumerate(pairs, 1)), bye)
 
     def _pair(self, players: list[int], met: Mapping[int, set[int]],
               first: bool) -> list[tuple[int, int]] | None:

@@ -31,6 +31,18 @@ class Planner:
         self.suite_size = suite_size
         self.seed = seed
         self.games_per_table = suite_size * table_size
+        self._points: dict[tuple[str, int], dict[int, float]] = {}  # (table, games) -> points
+
+    def _table_points(self, table: str, entrants: Sequence[int],
+                      played: list[GameRecord]) -> dict[int, float]:
+        """Each entrant's points at a decided table (its records no longer
+        change, so they are summed once, in key order: the same sum in any
+        arrival order)."""
+        key = (table, len(played))
+        if key not in self._points:
+            ordered = sorted(played, key=lambda r: r.key)
+            self._points[key] = {e: sum(r.points(e) for r in ordered) for e in entrants}
+        return self._points[key]
 
     def plan(self, records: Mapping[str, GameRecord]) -> Plan:
         decisions: dict[str, Decision] = {}
@@ -52,8 +64,7 @@ class Planner:
                 else:
                     decisions[table.id] = decision
                     winners[table.id] = decision.winner
-                    played = sorted(by_table[table.id], key=lambda r: r.key)  # same sum, any order
-                    points[table.id] = {e: sum(r.points(e) for r in played) for e in table.entrants}
+                    points[table.id] = self._table_points(table.id, table.entrants, by_table[table.id])
                     decided_now = True
             if not decided_now:
                 break
