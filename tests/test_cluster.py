@@ -161,3 +161,25 @@ def test_a_worker_killed_mid_game_costs_only_that_game(tmp_path, cluster):
     for name in OUTPUTS:
         assert (tmp_path / "remote" / "out" / name).read_bytes() == \
             (tmp_path / "local" / "out" / name).read_bytes(), name
+
+
+def test_series_on_the_cluster_plays_the_same_games(tmp_path, cluster):
+    summaries = {}
+    for name, extra in (("local", ["--jobs", "2"]), ("remote", ["--cluster", cluster])):
+        proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                       "--games", "2", "--seed", "6", "--board", BOARD, "--out", tmp_path / name, *extra)
+        assert proc.returncode == 0, proc.stderr
+        summaries[name] = (proc.stdout.split("series folder")[0],
+                           (tmp_path / name / "games.csv").read_bytes(),
+                           [(tmp_path / name / "games" / g / "result.yaml").read_bytes()
+                            for g in ("p0001-b1-s1", "p0001-b1-s2")])
+    assert summaries["remote"] == summaries["local"]
+
+
+def test_unreachable_cluster_is_an_input_error():
+    from referee.core.errors import InputError
+    from referee.tournament.cluster import DaskPlay
+
+    address = f"tcp://127.0.0.1:{free_port()}"
+    with pytest.raises(InputError, match=f"--cluster {address}: cannot reach the Dask scheduler"):
+        DaskPlay(address, timeout=1)
