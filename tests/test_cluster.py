@@ -183,3 +183,48 @@ def test_unreachable_cluster_is_an_input_error():
     address = f"tcp://127.0.0.1:{free_port()}"
     with pytest.raises(InputError, match=f"--cluster {address}: cannot reach the Dask scheduler"):
         DaskPlay(address, timeout=1)
+
+
+def test_a_task_needs_no_shared_filesystem_for_boards_or_results(tmp_path):
+    """What a worker runs, called directly: the board path does not exist on
+    this "worker", so the board text sent with the task is played; the match
+    folder comes back as bytes and unpacks where the tournament wants it."""
+    from referee.core.match import MatchSpec
+    from referee.tournament.cluster import play_remote, unpack
+    from referee.tournament.worker import spec_to_json
+
+    spec = MatchSpec(game="cantris", players=["builtin:greedy", "builtin:random"],
+                     board=tmp_path / "elsewhere" / "6x3-1.txt", seed=4, out=tmp_path / "nowhere" / "g",
+                     names=["greedy", "random"], quiet=True, replace=True, base_dir=tmp_path)
+    code, blob, tail = play_remote(spec_to_json(spec), "6x3-1.txt", BOARD.read_bytes())
+    assert code == 0, tail
+    assert not (tmp_path / "nowhere").exists()  # nothing written at the tournament's paths
+    target = tmp_path / "tournament" / "games" / "g1"
+    unpack(blob, target)
+    result = yaml.safe_load((target / "result.yaml").read_text())
+    assert result["steps"] > 0 and (target / "log.jsonl").is_file()
+    assert (target / "board.txt").read_bytes() == BOARD.read_bytes()
+    assert not [p for p in target.parent.iterdir() if p.name.startswith(".")]  # no scratch left
+
+
+@pytest.mark.parametrize("member", ["../escape.txt", "game/../../escape.txt", "other/x.txt", "link"])
+def test_unpack_refuses_entries_outside_the_game_folder(tmp_path, member):
+    import io
+    import tarfile
+
+    from referee.tournament.cluster import unpack
+    from referee.tournament.runner import GameFailed
+
+    blob = io.BytesIO()
+    with tarfile.open(fileobj=blob, mode="w:gz") as tar:
+        info = tarfile.TarInfo(member)
+        if member == "link":
+            info.name, info.type, info.linkname = "game/link", tarfile.SYMTYPE, "/etc/passwd"
+            tar.addfile(info)
+        else:
+            data = b"x"
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    with pytest.raises(GameFailed, match="unexpected entry"):
+        unpack(blob.getvalue(), tmp_path / "games" / "g")
+    assert not (tmp_path / "escape.txt").exists() and not (tmp_path / "games" / "g").exists()
