@@ -87,10 +87,12 @@ def load_config(path: Path) -> dict[str, Any]:
 @click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options.")
 @click.option("--replace", is_flag=True, help="Overwrite --out if it exists.")
 @click.option("--color/--no-color", default=None, help="Colour the boards (default: on a terminal).")
-@click.option("--games", type=int, help="Play a paired series of N games (seats swapped; see docs/series.md).")
+@click.option("--games", type=int,
+              help="Play a paired series of N games (seats swapped; see docs/series.md).")
 @click.option("--boards", "board_sets", multiple=True, metavar="DIR",
               help="Series boards, drawn in turn: a folder, a file or a pattern (repeatable).")
-@click.option("--sprt", metavar="SPEC", help="Stop the series when the SPRT decides: elo0=0,elo1=10,alpha=0.05,beta=0.05.")
+@click.option("--sprt", metavar="SPEC",
+              help="Stop the series when the SPRT decides: elo0=0,elo1=10,alpha=0.05,beta=0.05.")
 @click.option("--cluster", metavar="ADDRESS", help="Play the series on a Dask cluster (tcp://HOST:PORT).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Series games played at once (default: cores).")
 def play(game: str, players: tuple[str, ...], board: Path | None, variant: str | None,
