@@ -180,10 +180,13 @@ def _child(req: dict, out: int, err: int, report: int) -> None:
         os.dup2(null, 0)
         os.dup2(out, 1)
         os.dup2(err, 2)
-        os.chdir(req["cwd"])
+        try:
+            os.chdir(req["cwd"])
+        except OSError as exc:
+            raise RuntimeError(f"cannot enter the seat folder {req['cwd']}: {exc.strerror}") from None
         os.execvpe(req["argv"][0], req["argv"], req["env"])
     except BaseException as exc:  # noqa: BLE001 - report anything, then die
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         try:
             os.write(report, reason.encode("utf-8", "replace")[:500])
         finally:

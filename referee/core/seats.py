@@ -39,7 +39,7 @@ def available() -> bool:
 class SeatHost:
     def __init__(self, seat_dir: Path, sandbox: sandbox_mod.Sandbox,
                  hidden: Sequence[Path] = ()) -> None:
-        self.seat_dir = Path(seat_dir)
+        self.seat_dir = Path(seat_dir).absolute()  # the host does not share our cwd
         self.sandbox = sandbox
         self.hidden = list(hidden)
         self.proc: subprocess.Popen | None = None
@@ -119,7 +119,8 @@ class SeatHost:
         assert self.proc is not None and self.proc.stdin and self.proc.stdout
         request = {"argv": list(argv), "env": dict(env), "cwd": str(self.seat_dir),
                    "hard": limits.hard_time, "rlimits": rlimit_values(limits),
-                   "stdout": str(stdout_path), "stderr": str(stderr_path),
+                   "stdout": str(Path(stdout_path).absolute()),
+                   "stderr": str(Path(stderr_path).absolute()),
                    "output_kb": limits.output_kb}
         started = time.monotonic()
         try:
