@@ -114,6 +114,9 @@ class _Checker:
         prev = line_hash((replay.root / "match.yaml").read_bytes())
         forfeit: tuple[int, Verdict] | None = None
         for k, (record, line) in enumerate(zip(self.records, self.lines), start=1):
+            if record.get("step") != k:
+                raise Mismatch(f"step {k}: the log's record is numbered {record.get('step')} "
+                               "(lines removed, added or reordered)")
             if record.get("prev") != prev:
                 if k == 1:
                     raise Mismatch("step 0: match.yaml was changed after the match was played "
@@ -144,8 +147,6 @@ class _Checker:
     # ----- one step
     def _step(self, k: int, record: dict[str, Any], state: GameState):
         game = self.game
-        if record.get("step") != k:
-            raise Mismatch(f"step {k}: the log's record is numbered {record.get('step')}")
         if state.is_terminal():
             raise Mismatch(f"step {k}: the game was already over")
         player = state.current_player()
