@@ -429,9 +429,13 @@ def _tail(reply: Reply) -> str:
 
 def forfeit_outcome(state: GameState, status: Mapping[int, str], loser: int,
                     verdict: Verdict) -> Outcome:
-    """The result when ``loser`` forfeits: the seats still active share the
-    win (the one left, if one), the loser comes last.  Shared with verify."""
-    others = tuple(pid for pid in status if pid != loser and status[pid] == "active")
+    """The result when ``loser`` forfeits: the seats still in the game share
+    the win (the one left, if one), then the loser, then those already out
+    (ejected, or out by the rules).  Shared with verify."""
+    still = state.in_game()
+    playing = set(status) if still is None else set(still)
+    others = tuple(pid for pid in status if pid != loser and status[pid] == "active" and pid in playing)
+    out = tuple(pid for pid in status if pid != loser and pid not in others)
     winner = others[0] if len(others) == 1 else None
-    return Outcome(winner, (others, (loser,)) if others else ((loser,),), state.scores(),
-                   f"player {loser} forfeited ({verdict.value})")
+    ranking = tuple(group for group in (others, (loser,), out) if group)
+    return Outcome(winner, ranking, state.scores(), f"player {loser} forfeited ({verdict.value})")
