@@ -1,5 +1,10 @@
 """Run one player process for one step, under limits, and leave nothing behind.
 
+This is the referee spawning a step itself: the path where seat hosts
+(:mod:`referee.core.seats`) are off (not Linux, ``REFEREE_RUNNER=direct``), and
+what ``referee rerun`` uses.  It also holds the types both paths share
+(:class:`Limits`, :class:`RunResult`, :func:`rlimit_values`).
+
 This module knows nothing about games, decisions or verdicts (cutechess keeps
 its process handling just as separate): it starts a command, enforces the
 limits, measures wall time, CPU time and peak memory, kills the player's whole
@@ -193,9 +198,11 @@ def _kill_tree(pgid: int) -> None:
 
 def _sweep_orphans(known: set[int]) -> int:
     """Kill every child we did not have before the step (re-parented orphans)
-    and everything they spawn, until none is left.  Returns how many."""
+    and everything they spawn, until none is left, however long the chain
+    (each round kills the parents of the next).  Returns how many."""
     killed = 0
-    for _ in range(100):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         strays = _children() - known
         if not strays:
             break
