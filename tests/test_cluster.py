@@ -19,6 +19,7 @@ pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
 from conftest import referee  # noqa: E402
+from test_series import outcome  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "boards" / "cantris" / "6x3-1.txt"
@@ -171,8 +172,7 @@ def test_series_on_the_cluster_plays_the_same_games(tmp_path, cluster):
         assert proc.returncode == 0, proc.stderr
         summaries[name] = (proc.stdout.split("series folder")[0],
                            (tmp_path / name / "games.csv").read_bytes(),
-                           [(tmp_path / name / "games" / g / "result.yaml").read_bytes()
-                            for g in ("p0001-b1-s1", "p0001-b1-s2")])
+                           [outcome(tmp_path / name / "games" / g) for g in ("p0001-b1-s1", "p0001-b1-s2")])
     assert summaries["remote"] == summaries["local"]
 
 
