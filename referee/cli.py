@@ -100,12 +100,13 @@ def load_config(path: Path) -> dict[str, Any]:
               help="Stop the series when the SPRT decides: elo0=0,elo1=10,alpha=0.05,beta=0.05.")
 @click.option("--cluster", metavar="ADDRESS", help="Play the series on a Dask cluster (tcp://HOST:PORT).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Series games played at once (default: cores).")
+@click.option("--resume", is_flag=True, help="Finish an interrupted series in --out (same options).")
 def play(game: str, players: tuple[str, ...], board: Path | None, variant: str | None,
          seed: int | None, out: Path | None, quiet: bool | None, time_limit: float | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool,
          color: bool | None, sandbox: str | None, games: int | None = None,
          board_sets: tuple[str, ...] = (), sprt: str | None = None, cluster: str | None = None,
-         jobs: int | None = None) -> None:
+         jobs: int | None = None, resume: bool = False) -> None:
     """Play one match of GAME and write its folder (or a series with --games)."""
     from referee.console import ConsoleObserver, format_result
     from referee.core.match import Match, MatchSpec, Observer, prepare
@@ -131,7 +132,7 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
     if not player_list:
         raise InputError("no players: give --player CMD once per seat")
     quiet = bool(conf.get("quiet", False)) if quiet is None else quiet
-    if games is not None or board_sets or sprt or cluster or jobs:
+    if games is not None or board_sets or sprt or cluster or jobs or resume:
         from referee.tournament.series import play_series
 
         play_series(game, player_list, games, board or conf_path("board"), board_sets, sprt,
@@ -139,7 +140,7 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
                     seed=seed if seed is not None else conf.get("seed"), out=out or conf_path("out"),
                     policy=policy or conf.get("policy"), settings=settings, limits=limits,
                     names=conf.get("names"), replace=replace, base=base,
-                    sandbox=sandbox or str(conf.get("sandbox") or "auto"))
+                    sandbox=sandbox or str(conf.get("sandbox") or "auto"), resume=resume)
         return
     if color is None:
         color = sys.stdout.isatty()

@@ -161,3 +161,35 @@ def test_bad_series_options_are_one_line_errors(tmp_path, args, message):
     assert proc.stderr.startswith("referee: error:") and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x" / "games").exists()
+
+
+def test_an_interrupted_series_resumes_with_its_random_seed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "r"
+    args = ["play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random", "--games", "6",
+            "--board", str(SMALL), "--jobs", "1", "--out", str(out)]  # no --seed: drawn at random
+    exe = Path(sys.executable).with_name("referee")
+    proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = out / "journal.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and len(journal.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    done = [line for line in journal.read_text().splitlines()]
+    assert 2 <= len(done) < 6
+    again = referee(*args, "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "6 games (3 pairs)" in again.stdout
+    keys = [yaml.safe_load(line)["key"] for line in journal.read_text().splitlines()]
+    assert len(keys) == len(set(keys)) == 6  # nothing played twice
+    refused = referee(*args)  # the folder holds a series: not without --resume or --replace
+    assert refused.returncode == 2 and "--replace" in refused.stderr

@@ -294,15 +294,27 @@ def prepare_out(out: Path, replace: bool) -> None:
         shutil.rmtree(out)
 
 
-def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr) -> SeriesSummary:
-    return Series(config).run(jobs, resume=False, play=play, log=log)  # type: ignore[return-value]
+def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr,
+               resume: bool = False) -> SeriesSummary:
+    return Series(config).run(jobs, resume=resume, play=play, log=log)  # type: ignore[return-value]
+
+
+def saved_seed(out: Path) -> int | None:
+    """The seed an interrupted series was started with (so ``--resume``
+    works without repeating a seed that was drawn at random)."""
+    import json
+
+    try:
+        return int(json.loads((out / STATE_FILE).read_text(encoding="utf-8"))["config"]["seed"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"{out} holds no series to resume") from None
 
 
 def play_series(game: str, players: Sequence[str], games: int | None, board: Path | None,
                 board_sets: Sequence[str], sprt: str | None, cluster: str | None, jobs: int | None,
                 *, variant: str | None, seed: int | None, out: Path | None, policy: str | None,
                 settings: dict[str, Any], limits: dict[str, Any], names: Sequence[str] | None,
-                replace: bool, base: Path, sandbox: str = "auto") -> None:
+                replace: bool, base: Path, sandbox: str = "auto", resume: bool = False) -> None:
     """The ``play --games`` command: check, play, print the summary; exit 1
     if the referee failed on a game, 130 if interrupted."""
     import secrets
@@ -313,7 +325,7 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
     from .config import _expand_boards
 
     if games is None:
-        raise InputError("--boards, --sprt, --cluster and --jobs are for a series: add --games N")
+        raise InputError("--boards, --sprt, --cluster, --jobs and --resume are for a series: add --games N")
     if "human" in players:
         raise InputError("a human cannot play a series; use builtin:NAME or a command")
     try:
@@ -326,9 +338,14 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
         if not found:
             raise InputError(f"--boards {item!r} names no board file")
         boards.extend(p.resolve() for p in found)
+    if resume:
+        if out is None:
+            raise InputError("--resume needs --out: the series folder to finish")
+        seed = seed if seed is not None else saved_seed(Path(out))
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
     out = Path(out) if out is not None else default_out(game, seed, base / "step_logs")
-    prepare_out(out, replace)
+    if not resume:
+        prepare_out(out, replace)
     config = make_config(game, players, boards, games, seed, out, base, variant, policy,
                          settings, limits, spec, names, sandbox)
     play = None
@@ -338,16 +355,17 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
         play = DaskPlay(cluster)
         jobs = jobs or play.slots()
     try:
-        summary = run_series(config, jobs or default_jobs(), play)
+        summary = run_series(config, jobs or default_jobs(), play, resume=resume)
     finally:
         if play is not None:
             play.close()
     click.echo(summary.text, nl=False)
     if summary.failure:
-        click.echo(f"referee: error: {summary.failure}", err=True)
+        click.echo(f"referee: error: {summary.failure}; fix it, then run the same command with --resume",
+                   err=True)
         sys.exit(1)
     if summary.interrupted:
-        click.echo("referee: interrupted", err=True)
+        click.echo("referee: interrupted; run the same command with --resume to finish", err=True)
         sys.exit(130)
 
 
