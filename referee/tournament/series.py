@@ -120,6 +120,8 @@ class SeriesPlanner:
                 GameJob(f"p{i:0{width}d}-b{board + 1}-s{r + 1}", f"p{i:0{width}d}",
                         entrants[r:] + entrants[:r], board, seed)
                 for r in range(size)))
+        self._trace: list[SprtState] = []  # the SPRT after pair 1, 2, ...
+        self._counts = [0] * 5
 
     def complete(self, records: dict[str, GameRecord]) -> list[list[GameRecord]]:
         """The leading rotations whose games are all recorded."""
@@ -131,18 +133,24 @@ class SeriesPlanner:
         return done
 
     def sprt(self, rotations: list[list[GameRecord]]) -> SprtState | None:
+        """The test after each complete pair in order, up to its decision.
+        Complete pairs never change, so the states already computed are kept
+        (the planner asks after every game; a long series would otherwise
+        redo every earlier step each time)."""
         spec = self.config.sprt
         if spec is None:
             return None
-        counts = [0] * 5
-        llr = 0.0
-        for n, pair in enumerate(rotations, 1):
-            counts[int(round(2 * sum(r.points(0) for r in pair)))] += 1
-            llr = sprt_llr(counts, spec)
-            decision = sprt_decision(llr, spec)
-            if decision:
-                return SprtState(llr, decision, n)
-        return SprtState(llr, None, len(rotations))
+        trace = self._trace
+        while len(trace) < len(rotations) and not (trace and trace[-1].decision):
+            pair = rotations[len(trace)]
+            self._counts[int(round(2 * sum(r.points(0) for r in pair)))] += 1
+            llr = sprt_llr(self._counts, spec)
+            trace.append(SprtState(llr, sprt_decision(llr, spec), len(trace) + 1))
+        if trace and trace[-1].decision:
+            return trace[-1]
+        if not rotations:
+            return SprtState(0.0, None, 0)
+        return trace[len(rotations) - 1]
 
     def counted(self, records: dict[str, GameRecord]) -> tuple[list[list[GameRecord]], SprtState | None]:
         """The rotations the summary counts (up to the SPRT's decision)."""
