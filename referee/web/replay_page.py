@@ -53,6 +53,11 @@ def board_label(match: dict[str, Any]) -> str:
     return str(board)
 
 
+def seat_label(seat: int, names: dict[int, str]) -> str:
+    """'p2 alice': names alone can repeat (two builtin:random players)."""
+    return f"p{seat} {names[seat]}" if seat in names else f"player {seat}"
+
+
 def result_summary(result: dict[str, Any] | None, names: dict[int, str]) -> dict[str, Any] | None:
     """The banner: who won (or that it was a draw/tie), why, and the scores."""
     if not result:
@@ -61,9 +66,9 @@ def result_summary(result: dict[str, Any] | None, names: dict[int, str]) -> dict
     scores = result.get("scores") or {}
     ranking = [[int(p) for p in group] for group in result.get("ranking") or []]
     if winner is not None:
-        headline = f"p{winner} {names.get(int(winner), '')} wins".replace('  ', ' ')
+        headline = f"{seat_label(int(winner), names)} wins"
     elif ranking and len(ranking[0]) > 1:
-        headline = "tie: " + ", ".join(f"p{p} {names.get(p, '')}".strip() for p in ranking[0])
+        headline = "tie: " + ", ".join(seat_label(p, names) for p in ranking[0])
     else:
         headline = "draw"
     return {
