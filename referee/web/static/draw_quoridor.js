@@ -51,7 +51,7 @@
       var tr = R.html("tr", null, null, t);
       R.playerLabel(data, p, R.html("td", null, null, tr));
       R.html("td", null, scene.goals[p], tr);
-      R.html("td", {"data-kind": "walls-left", "data-player": p}, scene.walls_left[p], tr);
+      R.html("td", {"data-kind": "walls-left", "data-player": p, "data-count": scene.walls_left[p]}, scene.walls_left[p], tr);
       if (scene.out.indexOf(p) >= 0) R.html("td", {"class": "muted", "data-kind": "ejected"}, "ejected", tr);
     });
     R.html("p", {"class": "muted"}, scene.walls.length + " wall(s) on the board", info);

@@ -71,13 +71,13 @@
     var info = R.html("div");
     var t = R.html("table", {"class": "hands"}, null, info);
     var head = R.html("tr", null, null, t);
-    ["player", "status", "hand"].forEach(function (h) { R.html("th", null, h, head); });
+    ["player", "hand"].forEach(function (h) { R.html("th", null, h, head); });
     for (var p = 1; p <= scene.players; p++) {
       var tr = R.html("tr", {"data-player": p, "class": scene.current === p ? "to-move" : null}, null, t);
       var who = R.html("td", null, null, tr);
       R.playerLabel(data, p, who);
       if (scene.current === p) R.html("span", {"class": "muted"}, " (to move)", who);
-      R.html("td", {"data-kind": "status", "data-player": p, "class": "status"}, statusOf(scene, p) + (scene.dragon === p ? ", holds the dragon" : ""), tr);
+      R.html("div", {"data-kind": "status", "data-player": p, "class": "status muted"}, statusOf(scene, p) + (scene.dragon === p ? ", holds the dragon" : ""), who);
       var hand = R.html("div", {"class": "hand"}, null, R.html("td", null, null, tr));
       scene.hands[p - 1].forEach(function (id) {
         var mini = R.svg("svg", {viewBox: "0 0 38 46", width: 38, height: 46, "class": "mini-tile", role: "img",
