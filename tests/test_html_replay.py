@@ -248,3 +248,37 @@ def test_faulty_steps_badges_message_and_escaped_output(tmp_path):
     assert [tag for tag, _ in dom.elements].count("b") == 0
     assert "wins" in dom.text("result-headline") and "forfeit" in dom.text("result-reason")
     screenshot(page, tmp_path / "faulty.png", f"#step={crash}")
+
+
+# ----------------------------------------------------------------- controls
+DRIVE = """
+<script>
+(function () {
+  var seen = [];
+  function now() { return document.body.getAttribute("data-current-step"); }
+  function key(k) { document.dispatchEvent(new KeyboardEvent("keydown", {key: k, bubbles: true})); seen.push(now()); }
+  key("ArrowRight"); key("ArrowRight"); key("ArrowLeft"); key("End"); key("Home");
+  document.getElementById("next").click(); seen.push(now());
+  document.getElementById("last").click(); seen.push(now());
+  document.getElementById("prev").click(); seen.push(now());
+  document.getElementById("first").click(); seen.push(now());
+  document.querySelector('#moves-body tr[data-step="3"]').click(); seen.push(now());
+  var slider = document.getElementById("slider");
+  slider.value = 5; slider.dispatchEvent(new Event("input")); seen.push(now());
+  seen.push(location.hash);
+  document.body.setAttribute("data-drive", seen.join(","));
+})();
+</script>
+"""
+
+
+@needs_browser
+def test_keys_buttons_move_list_and_slider_navigate(pages, tmp_path):
+    folder, page = pages["quoridor"]
+    last = len(recomputed(folder)[1]) - 1
+    driven = tmp_path / "driven.html"
+    driven.write_text(page.read_text(encoding="utf-8").replace("</body>", DRIVE + "</body>"),
+                      encoding="utf-8")
+    dom = dump_dom(driven, "#step=2")
+    assert dom.body()["data-drive"].split(",") == [
+        "3", "4", "3", str(last), "0", "1", str(last), str(last - 1), "0", "3", "5", "#step=5"]
