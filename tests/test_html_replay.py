@@ -282,3 +282,36 @@ def test_keys_buttons_move_list_and_slider_navigate(pages, tmp_path):
     dom = dump_dom(driven, "#step=2")
     assert dom.body()["data-drive"].split(",") == [
         "3", "4", "3", str(last), "0", "1", str(last), str(last - 1), "0", "3", "5", "#step=5"]
+
+
+VIEW_AS_2 = """
+<script>
+var s = document.getElementById("tsuro-viewer");
+s.value = "2"; s.dispatchEvent(new Event("change"));
+document.getElementById("next").click();   /* the choice holds from step to step */
+</script>
+"""
+
+
+@needs_browser
+def test_tsuro_hands_as_one_player_sees_them(pages, tmp_path):
+    folder, page = pages["tsuro"]
+    _, all_frames = recomputed(folder)
+    k = len(all_frames) // 2
+    state = all_frames[k + 1][1]
+    driven = tmp_path / "viewer.html"
+    driven.write_text(page.read_text(encoding="utf-8").replace("</body>", VIEW_AS_2 + "</body>"),
+                      encoding="utf-8")
+    dom = dump_dom(driven, f"#step={k}")
+    assert dom.body()["data-current-step"] == str(k + 1)
+    assert {a["data-player"] for a in dom.find(data_kind="hand-tile")} <= {"2"}
+    assert len(dom.find(data_kind="hand-tile")) == len(state.hands[1])
+    hidden = {a["data-player"] for a in dom.find(data_kind="hidden-hand")}
+    assert hidden == {str(p) for p in range(1, len(state.hands) + 1) if p != 2}
+
+
+def test_same_folder_gives_the_same_page_byte_for_byte(pages, tmp_path):
+    folder, page = pages["tessella"]
+    again = tmp_path / "again.html"
+    assert referee("replay", folder, "--html", again).returncode == 0
+    assert again.read_bytes() == page.read_bytes()

@@ -79,6 +79,11 @@
       if (scene.current === p) R.html("span", {"class": "muted"}, " (to move)", who);
       R.html("div", {"data-kind": "status", "data-player": p, "class": "status muted"}, statusOf(scene, p) + (scene.dragon === p ? ", holds the dragon" : ""), who);
       var hand = R.html("div", {"class": "hand"}, null, R.html("td", null, null, tr));
+      if (R.tsuroViewer && R.tsuroViewer !== p) {
+        R.html("span", {"class": "muted", "data-kind": "hidden-hand", "data-player": p},
+               scene.hands[p - 1].length + " hidden tile(s)", hand);
+        continue;
+      }
       scene.hands[p - 1].forEach(function (id) {
         var mini = R.svg("svg", {viewBox: "0 0 38 46", width: 38, height: 46, "class": "mini-tile", role: "img",
                                  "aria-label": "tile " + id});
@@ -90,7 +95,13 @@
     }
     R.html("p", {"class": "muted", "data-kind": "pile"}, "pile: " + scene.pile + " tile(s)" +
            (scene.dragon ? "; dragon: p" + scene.dragon : ""), info);
-    R.html("p", {"class": "muted"}, "Hands are shown as dealt (rotation 0); every player sees only its own.", info);
+    var pick = R.html("label", {"class": "viewer"}, "hands seen by ", info);
+    var select = R.html("select", {id: "tsuro-viewer"}, null, pick);
+    R.html("option", {value: "0"}, "everyone (spectator)", select);
+    for (var v = 1; v <= scene.players; v++) R.html("option", {value: String(v)}, "p" + v + " only", select);
+    select.value = String(R.tsuroViewer || 0);
+    select.addEventListener("change", function () { R.tsuroViewer = +select.value; R.redraw(); });
+    R.html("p", {"class": "muted"}, "Hand tiles are shown as dealt (rotation 0). A player's own files show only its own hand.", info);
     return {board: svg, info: info};
   };
 })(window.Referee);

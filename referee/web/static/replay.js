@@ -102,9 +102,9 @@
     });
   }
 
-  function go(i) {
+  function go(i, force) {
     i = Math.max(0, Math.min(last, i | 0));
-    if (i === current) return;
+    if (i === current && !force) return;
     current = i;
     var f = frames[i];
     var stage = $("board"), info = $("board-info");
@@ -145,6 +145,7 @@
     timer = setInterval(function () { if (current >= last) stop(); else go(current + 1); }, 700);
   }
 
+  R.redraw = function () { go(current, true); };  /* a drawing's own controls (e.g. Tsuro's viewer) */
   buildMoveList();
   var slider = $("slider");
   slider.max = last;
@@ -155,7 +156,7 @@
   $("last").addEventListener("click", function () { stop(); go(last); });
   $("play").addEventListener("click", play);
   document.addEventListener("keydown", function (e) {
-    if (e.target && e.target.id === "slider") return;  /* the slider moves itself */
+    if (e.target && (e.target.id === "slider" || e.target.tagName === "SELECT")) return;  /* they move themselves */
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     var k = e.key;
     if (k === "ArrowRight" || k === "ArrowDown") { stop(); go(current + 1); }
