@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core import files
+from referee.replay import frames
 
 from . import assets
 from .scenes import scene_module
@@ -92,8 +93,6 @@ def frame_record(record: dict[str, Any]) -> dict[str, Any]:
 
 def page_data(replay) -> dict[str, Any]:
     """Everything the page's script needs, as plain JSON-able data."""
-    from referee.replay import frames  # replay.py imports this module lazily too
-
     all_frames = frames(replay)
     module = scene_module(replay.game.name)
     players = player_rows(replay.match)

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from referee.core import files
+from referee.tournament.formats import BYE
+from referee.replay import load, write_html
 
 from . import assets
 
@@ -98,8 +100,6 @@ def bracket_columns(fmt, plan, names: Sequence[str], records: Sequence[Any]) -> 
     matches = getattr(fmt, "matches", None)
     if not matches or not hasattr(fmt, "sides"):
         return None
-    from referee.tournament.formats import BYE
-
     done = {t: d.winner for t, d in plan.decisions.items()}
     sides = fmt.sides(done)
     seed_of = {e: i + 1 for i, e in enumerate(fmt.seeded)}
@@ -140,8 +140,6 @@ def write_replays(out: Path, records: Sequence[Any]) -> dict[str, Any]:
     changes, so pages written by an earlier report are kept).  Returns what it
     did, for the report's footer; a game whose log cannot be replayed gets no
     page and a note, never a failed report."""
-    from referee.replay import load, write_html
-
     written, failed, started = 0, {}, time.perf_counter()
     for record in records:
         folder = out / record.folder
@@ -163,7 +161,7 @@ def render(config, fmt, plan, records: Sequence[Any], rows: Sequence[Any], out: 
     standing_rows, faults, rated = standings_rows(rows)
     order = [r.entrant for r in rows]
     grid = cross_table(records, len(names))
-    from referee.tournament.report import board_name, result_text
+    from referee.tournament.report import board_name, result_text  # it imports this module
 
     games = [{
         "key": r.key, "table": r.table, "board": board_name(config, r.board),
