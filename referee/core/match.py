@@ -199,7 +199,8 @@ class Match:
             "variant": p.variant,
             "board": {"source": p.board_source, "file": "board.txt" if p.board_text is not None else None,
                       "sha256": MatchFolder.text_hash(p.board_text) if p.board_text is not None else None},
-            "players": [{"id": i, "name": name, "command": getattr(a, "argv", a.name)}
+            "players": [{"id": i, "name": name, "command": getattr(a, "argv", a.name),
+                         **({"persistent": True} if getattr(a, "persistent", False) else {})}
                         for i, (name, a) in enumerate(zip(p.names, p.agents), start=1)],
             "seed": p.seed,
             "policy": p.policy,
@@ -291,6 +292,9 @@ class Match:
         warnings = [f"limits not enforced on this platform: {', '.join(missing)}"] if missing else []
         if self.p.sandbox.warning:
             warnings.append(self.p.sandbox.warning)
+        if not seats.available() and any(getattr(a, "persistent", False) for a in self.p.agents):
+            warnings.append("persistent players are started afresh every step here "
+                            "(they need a seat host: Linux, REFEREE_RUNNER unset)")
         return warnings
 
     # ----- one step
