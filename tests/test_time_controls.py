@@ -99,3 +99,21 @@ def test_time_control_settings_are_checked(tmp_path, setting, ok):
         limits = json.loads((tmp_path / "m" / "players" / "p1" / "state.json").read_text())["limits"]
         key = setting.split("=")[0]
         assert key in limits
+
+
+def test_verify_recomputes_the_bank_from_the_wall_times(tmp_path, make_player):
+    import shutil
+
+    out = tmp_path / "m"
+    play_match("cantris", out, make_player("s", SLEEPER.format(sleep=0.01)), "builtin:random",
+               seed=3, board=BOARDS / "cantris" / "6x3-1.txt", extra=("--set", "time_bank=30"))
+    assert referee("replay", out, "--verify").returncode == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    lines = (copy / "log.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
+    record["bank_ms"] += 5000  # a more generous bank than the wall times give
+    lines[0] = json.dumps(record, separators=(",", ":"))
+    (copy / "log.jsonl").write_text("\n".join(lines) + "\n")
+    proc = referee("replay", copy, "--verify")
+    assert proc.returncode == 1 and "step 1: the log's time bank" in proc.stderr, proc.stderr
