@@ -52,6 +52,10 @@ class Limits:
     file_size_mb: float | None = 64
     open_files: int | None = 256
     output_kb: int = 64  # stdout/stderr kept per step
+    time_bank: float | None = None  # a match bank per seat (see clock.py); None: off
+    increment: float = 0.0  # added to the bank after each step (Fischer)
+    first_step_extra: float = 0.0  # added to the bank before a seat's first step
+    grace: float = 0.05  # jitter margin past the bank: charged and logged, not a TIMEOUT
 
     @property
     def effective_cpu(self) -> float | None:
@@ -61,7 +65,9 @@ class Limits:
         return {"soft_time": self.soft_time, "hard_time": self.hard_time,
                 "cpu_time": self.effective_cpu, "memory_mb": self.memory_mb,
                 "file_size_mb": self.file_size_mb, "open_files": self.open_files,
-                "output_kb": self.output_kb}
+                "output_kb": self.output_kb, "time_bank": self.time_bank,
+                "increment": self.increment, "first_step_extra": self.first_step_extra,
+                "grace": self.grace}
 
 
 def unsupported_limits(limits: Limits) -> list[str]:
