@@ -13,7 +13,7 @@ import yaml
 
 from referee import __version__
 from referee.core.errors import InputError
-from referee.core.settings import parse_assignment
+from referee.core.settings import load_yaml, parse_assignment, seed_value
 
 
 def fail(error: Exception) -> None:
@@ -51,13 +51,15 @@ PLAY_KEYS = {"players", "player", "board", "variant", "seed", "out", "policy", "
 def load_config(path: Path) -> dict[str, Any]:
     """A match config (YAML); every key is checked, a typo is an error."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(path.read_text(encoding="utf-8")) or {}
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", str(path),
                          mark.line + 1 if mark else None) from None
+    except ValueError as exc:  # PyYAML's int() of a number past Python's 4300-digit limit
+        raise InputError(f"not valid YAML: {str(exc).split(':')[0]}", str(path)) from None
     if not isinstance(data, dict):
         raise InputError("expected a mapping of options", str(path))
     for key in data:
@@ -120,7 +122,7 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
         color = sys.stdout.isatty()
     spec = MatchSpec(game=game, players=player_list, board=board or conf_path("board"),
                      variant=variant or conf.get("variant"),
-                     seed=seed if seed is not None else conf.get("seed"),
+                     seed=seed if seed is not None else seed_value(conf.get("seed"), str(config)),
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=replace, base_dir=base)

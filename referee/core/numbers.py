@@ -30,7 +30,12 @@ _DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
 class NumberError(ValueError):
-    """A word is not an acceptable number; the message says why."""
+    """A word is not an acceptable number; the message says why, and
+    ``hint`` (when there is one) how to write it instead."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message + (f" ({hint})" if hint else ""))
+        self.hint = hint
 
 
 class OutOfRange(NumberError):
@@ -45,19 +50,20 @@ def quote(text: str, limit: int = MAX_SHOWN) -> str:
     return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
-def _why_not(word: str, signed: bool) -> str:
-    """The precise reason ``word`` is not a plain ASCII integer."""
+def _integer_hint(word: str, signed: bool) -> str | None:
+    """How ``word``, which is not a plain ASCII integer, differs from one."""
     body = word[1:] if word[:1] in "+-" else word
-    if body and all(ch.isdigit() or ch == "_" for ch in body):
-        if word.startswith("+"):
-            return f"{quote(word)} is not an integer (write it without '+')"
-        if "_" in body:
-            return f"{quote(word)} is not an integer (no '_' between digits)"
-        if not body.isascii():
-            return f"{quote(word)} is not an integer (only the ASCII digits 0-9)"
-        if word.startswith("-") and not signed:
-            return f"{quote(word)} is not an integer of 0 or more"
-    return f"{quote(word)} is not an integer"
+    if not body or not all(ch.isdigit() or ch == "_" for ch in body):
+        return None
+    if word.startswith("+"):
+        return "write it without '+'"
+    if "_" in body:
+        return "no '_' between digits"
+    if not body.isascii():
+        return "only the ASCII digits 0-9"
+    if word.startswith("-") and not signed:
+        return "it cannot be negative"
+    return None
 
 
 def integer(word: str, *, signed: bool = False) -> int:
@@ -65,10 +71,12 @@ def integer(word: str, *, signed: bool = False) -> int:
     at most :data:`MAX_DIGITS` digits."""
     if len(word) > MAX_DIGITS + 1 or len(word.lstrip("-")) > MAX_DIGITS:
         if _INTEGER.fullmatch(word[:MAX_DIGITS + 2]):
-            raise NumberError(f"{quote(word)} is too long for a number (at most {MAX_DIGITS} digits)")
-        raise NumberError(_why_not(word[:MAX_SHOWN + 1], signed))
+            raise NumberError(f"{quote(word)} is too long for a number",
+                              f"at most {MAX_DIGITS} digits")
+        raise NumberError(f"{quote(word)} is not an integer",
+                          _integer_hint(word[:MAX_SHOWN + 1], signed))
     if not _INTEGER.fullmatch(word) or (word.startswith("-") and not signed):
-        raise NumberError(_why_not(word, signed))
+        raise NumberError(f"{quote(word)} is not an integer", _integer_hint(word, signed))
     return int(word)
 
 
@@ -91,14 +99,15 @@ def decimal(text: str, *, signed: bool = False) -> float:
     """A plain decimal (``12``, ``0.5``): no exponent, no ``nan``/``inf``,
     no ``+``, no ``_``, ASCII digits only, bounded length."""
     if len(text) > 2 * MAX_DIGITS + 2:
-        raise NumberError(f"{quote(text)} is too long for a number")
+        raise NumberError(f"{quote(text)} is too long for a number",
+                          f"at most {MAX_DIGITS} digits before and after the point")
     if _DECIMAL.fullmatch(text) and (signed or not text.startswith("-")):
         return float(text)
-    raise NumberError(f"{quote(text)} is not a number ({_decimal_hint(text, signed)})")
+    raise NumberError(f"{quote(text)} is not a number", _decimal_hint(text, signed))
 
 
 def _decimal_hint(text: str, signed: bool) -> str:
-    lowered = text.lower().lstrip("+-")
+    lowered = text.lower().lstrip("+-.")
     if lowered in ("nan", "inf", "infinity"):
         return "a finite number is needed"
     if text.startswith("+"):
@@ -117,5 +126,5 @@ def _decimal_hint(text: str, signed: bool) -> str:
 def finite(value: float, text: str) -> float:
     """``value`` unless it is nan or infinite (YAML's ``.inf``, ``.nan``)."""
     if not math.isfinite(value):
-        raise NumberError(f"{quote(text)} is not a finite number")
+        raise NumberError(f"{quote(text)} is not a number", "a finite number is needed")
     return value
