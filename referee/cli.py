@@ -144,11 +144,9 @@ def validate(game: str, file: Path, variant: str | None) -> None:
 
     g = get_game(game)
     variant = variant or g.variants[0]
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(file)) from None
-    board = g.parse_board(text, str(file), variant)
+    from referee.core.textgrid import read_board_file
+
+    board = g.parse_board(read_board_file(file), str(file), variant)
     for warning in g.board_warnings(board):
         click.echo(f"{file}: warning: {warning}")
     click.echo(f"{file}: ok")
