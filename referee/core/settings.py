@@ -82,7 +82,8 @@ def coerce(key: str, value: Any, like: Any) -> Any:
     if isinstance(like, (int, float)):
         kind = "an integer" if isinstance(like, int) else "a number"
         try:
-            return _number(value, integral=isinstance(like, int), signed=True)
+            number = _number(value, integral=isinstance(like, int), signed=True)
+            return number if isinstance(like, int) else float(number)
         except NumberError as exc:
             raise InputError(f"setting {key}: expected {kind}, got {_shown(value)}"
                              + (f" ({exc.hint})" if exc.hint else "")) from None
