@@ -26,7 +26,7 @@ from referee.core.game import DecisionError, Setup
 from referee.games import available_games, get_game
 from referee.games.quoridor.codec import parse_premoves
 
-FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
+FUZZ = settings(max_examples=80, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 NOT_BOARDS = {"README.md", "tiles.txt", "opening.premoves"}
@@ -39,20 +39,29 @@ NASTY = ["\x00", "\r", "\r\n", "\ufeff", "\u0661", "\u0660", "\uff11", "\u00b2",
 """Characters and words that lenient readers mistake for numbers, spaces or
 line ends (or that break ``int()``)."""
 
-nasty_text = st.one_of(st.sampled_from(NASTY), st.text(max_size=4),
+_nasty_word = st.sampled_from(NASTY)
+nasty_text = st.one_of(_nasty_word, _nasty_word, _nasty_word, st.text(max_size=4),
                        st.integers(19, 6000).map(lambda n: "9" * n))
+"""Mostly the known troublemakers, sometimes anything."""
 
 
 @st.composite
 def mutated(draw, text: str) -> str:
-    """``text`` after a few random edits of characters and lines."""
+    """``text`` after a few random edits of characters and lines; half of
+    them replace a number (where lenient readers break) with a nasty word."""
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["flip", "insert", "delete", "drop_line", "copy_line",
-                                     "swap_lines", "bom", "crlf"]))
+        kind = draw(st.sampled_from(["renumber", "renumber", "flip", "insert", "delete", "drop_line",
+                                     "copy_line", "swap_lines", "bom", "crlf"]))
         lines = text.split("\n")
         at = draw(st.integers(0, max(len(text) - 1, 0)))
         row = draw(st.integers(0, len(lines) - 1))
-        if kind == "flip":
+        numbers = [m.span() for m in re.finditer("[0-9]+", text)]
+        if kind == "renumber" and not numbers:
+            kind = "flip"
+        if kind == "renumber":
+            start, end = draw(st.sampled_from(numbers))
+            text = text[:start] + draw(nasty_text) + text[end:]
+        elif kind == "flip":
             text = text[:at] + draw(nasty_text) + text[at + 1:]
         elif kind == "insert":
             text = text[:at] + draw(nasty_text) + text[at:]
@@ -126,6 +135,24 @@ def test_hostile_files_through_the_installed_command(tmp_path, game, data):
     proc = referee("validate", game, path)
     assert proc.returncode == 2
     assert re.fullmatch(ONE_LINE_ERROR.format(file=re.escape(str(path))), proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_every_number_of_a_board_replaced_by_every_nasty_word(game):
+    """Not random: each number in the game's first board file, in turn,
+    replaced by each word of NASTY (where a random edit may miss the one
+    spot a lenient reader breaks on)."""
+    g = get_game(game)
+    path = BOARD_FILES[game][0]
+    text = path.read_text(encoding="utf-8")
+    spots = [m.span() for m in re.finditer("[0-9]+", text)]
+    assert spots
+    for start, end in spots:
+        for word in NASTY:
+            try:
+                g.parse_board(text[:start] + word + text[end:], str(path), g.variants[0])
+            except InputError as exc:
+                assert re.fullmatch(f"{re.escape(str(path))}(:[0-9]+(:[0-9]+)?)?: [^\n]+", str(exc)), exc
 
 
 # ----------------------------------------------------------------- (b) decisions

@@ -77,7 +77,7 @@ def decision_words(text: str) -> list[str]:
     return _DECISION_WORD.findall(strip_bom(text))
 
 
-def word_rows(text: str, source: str | None = None) -> list[tuple[int, Words]]:
+def word_rows(text: str, source: str | None) -> list[tuple[int, Words]]:
     """Every line that has words, as (1-based line number, its words)."""
     rows = []
     for number, line in file_lines(text, source):
