@@ -169,14 +169,14 @@ def test_a_10_mb_line_of_digits_is_refused_early_with_one_line(tmp_path):
     for game in available_games():
         with pytest.raises(InputError) as caught:
             parse(game, text)
-        assert str(caught.value) == (f"b.txt: the file has 10000000 characters; a board file has "
-                                     f"at most {MAX_FILE_CHARS}")
+        assert str(caught.value) == (f"b.txt: the file has 10000000 characters; the referee reads "
+                                     f"files of at most {MAX_FILE_CHARS}")
     path = tmp_path / "big.txt"
     path.write_text(text + "\n")
     proc = referee("validate", "quoridor", path)
     assert proc.returncode == 2
     assert proc.stderr == (f"referee: error: {path}: the file is over {4 * MAX_FILE_CHARS} bytes; "
-                           f"a board file has at most {MAX_FILE_CHARS} characters\n")
+                           f"the referee reads files of at most {MAX_FILE_CHARS} characters\n")
 
 
 @pytest.mark.parametrize("game", sorted(BOARD_FILES))

@@ -1,4 +1,4 @@
-"""Board files as text: the one place that decides what a file's lines and
+"""Board and decision files as text: the one place that decides what a file's lines and
 words are, so every game reads Windows and Unix files alike and every error
 points at the line and column an editor shows.
 
@@ -22,10 +22,14 @@ import re
 from pathlib import Path
 
 from .errors import InputError
+from .game import DecisionError
 
 BOM = "\ufeff"
+MAX_DECISION_CHARS = 1024
+"""The longest decision text parsed: every game's decision fits in a line."""
 MAX_FILE_CHARS = 64 * 1024
-"""The largest board file read (the same cap as a decision file)."""
+"""The largest board (or pre-moves) file read: the same cap as a decision
+file, a hundred times the largest board."""
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufeff]")
 _WORD = re.compile(r"[^ \t]+")
@@ -46,8 +50,8 @@ def file_lines(text: str, source: str | None) -> list[tuple[int, str]]:
     """Every line as (1-based line number, text without its line ending);
     InputError for an oversized file or a control character."""
     if len(text) > MAX_FILE_CHARS:
-        raise InputError(f"the file has {len(text)} characters; a board file has at most "
-                         f"{MAX_FILE_CHARS}", source)
+        raise InputError(f"the file has {len(text)} characters; the referee reads files of at "
+                         f"most {MAX_FILE_CHARS}", source)
     lines = strip_bom(text).split("\n")
     if lines[-1] == "":
         lines.pop()
@@ -70,11 +74,20 @@ def words(line: str) -> Words:
     return [(m.start() + 1, m.group()) for m in _WORD.finditer(body)]
 
 
+def decision_text(text: str) -> str:
+    """A decision file's text without a leading BOM; DecisionError if it is
+    longer than any decision could be (refused before any splitting)."""
+    if len(text) > MAX_DECISION_CHARS:
+        raise DecisionError(f"the decision has {len(text)} characters; a decision has at most "
+                            f"{MAX_DECISION_CHARS}")
+    return strip_bom(text)
+
+
 def decision_words(text: str) -> list[str]:
-    """The words of a decision file: a leading BOM dropped, split on ASCII
-    spaces, tabs and line ends only (anything else stays in a word and makes
-    it malformed, as it would for the C++ SDK's reader)."""
-    return _DECISION_WORD.findall(strip_bom(text))
+    """The words of a decision file, split on ASCII spaces, tabs and line
+    ends only (anything else stays in a word and makes it malformed, as it
+    would for the C++ SDK's reader)."""
+    return _DECISION_WORD.findall(decision_text(text))
 
 
 def word_rows(text: str, source: str | None) -> list[tuple[int, Words]]:
@@ -126,6 +139,6 @@ def read_board_file(path: Path) -> str:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
     if len(data) > 4 * MAX_FILE_CHARS:
-        raise InputError(f"the file is over {4 * MAX_FILE_CHARS} bytes; a board file has at most "
-                         f"{MAX_FILE_CHARS} characters", str(path))
+        raise InputError(f"the file is over {4 * MAX_FILE_CHARS} bytes; the referee reads files of "
+                         f"at most {MAX_FILE_CHARS} characters", str(path))
     return decode(data, str(path))

@@ -45,9 +45,6 @@ def grid_text(grid: Grid) -> str:
     return "".join(" ".join(str(v) for v in row) + "\n" for row in grid)
 
 
-MAX_DECISION_CHARS = 1024
-
-
 def _malformed(text: str, why: str = "") -> DecisionError:
     return DecisionError(f"expected {DECISION_HELP}; got {quote(text.strip())}"
                          + (f": {why}" if why else ""))
@@ -66,8 +63,6 @@ def _cell(words: list[str], text: str) -> Cell:
 
 
 def parse_decision(grid: Grid, text: str) -> Decision:
-    if len(text) > MAX_DECISION_CHARS:
-        raise _malformed(text, f"{len(text)} characters")
     words = decision_words(text)
     if [w.lower() for w in words] == ["pass"]:
         return PASS

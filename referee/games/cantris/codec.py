@@ -15,9 +15,6 @@ MIN_ROWS = MIN_COLS = 3
 MAX_INDEX = 99
 """The largest row or column a decision may name: two digits, far above any
 board; a larger number is malformed rather than merely off the board."""
-MAX_DECISION_CHARS = 1024
-
-
 def _tile(word: str, source: str, line: int, column: int) -> int:
     try:
         value = integer(word)
@@ -58,8 +55,6 @@ def board_text(board: Board) -> str:
 
 def parse_decision(text: str) -> Removal:
     """``r c``; whether the cell holds a tile is a question of legality."""
-    if len(text) > MAX_DECISION_CHARS:
-        raise DecisionError(f"expected two integers 'r c', got {len(text)} characters")
     words = decision_words(text)
     if len(words) != 2:
         raise DecisionError(f"expected two integers 'r c', got {len(words)} word(s)")

@@ -30,7 +30,7 @@ from typing import Callable
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
 from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
-from referee.core.textgrid import file_lines, strip_bom
+from referee.core.textgrid import decision_text, file_lines
 
 from .geometry import SIZE, square
 from .rules import (
@@ -49,15 +49,12 @@ MAX_COORDINATE = 99
 """The largest number a decision may hold: two digits, so ``W 8 8 8 10`` is
 still read (and judged off the board by the rules), ``W 8 8 8 5000...`` is
 malformed."""
-MAX_DECISION_CHARS = 1024
 _FIELDS = ("r1", "c1", "r2", "c2")
 _DECISION_WORDS = re.compile(r"[^ \t\r,]+")
 
 
 def parse_decision(text: str) -> Decision:
-    if len(text) > MAX_DECISION_CHARS:
-        raise DecisionError(f"the decision has {len(text)} characters; expected {DECISION_HELP}")
-    lines = [words for words in map(_DECISION_WORDS.findall, strip_bom(text).split("\n")) if words]
+    lines = [words for words in map(_DECISION_WORDS.findall, decision_text(text).split("\n")) if words]
     if not lines:
         raise DecisionError(f"empty decision; expected {DECISION_HELP}")
     if len(lines) > 1:

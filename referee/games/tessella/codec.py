@@ -46,11 +46,8 @@ def pieces_text(pieces: Pieces) -> str:
                    for r in range(SIZE))
 
 
-MAX_DECISION_CHARS = 1024
-
-
 def parse_decision(text: str) -> Decision:
-    words = decision_words(text) if len(text) <= MAX_DECISION_CHARS else []
+    words = decision_words(text)
     if [w.lower() for w in words] == ["pass"]:
         return PASS
     if len(words) != 4:

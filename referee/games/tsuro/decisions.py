@@ -49,12 +49,9 @@ _FIELDS = {"S": ("start position",), "T": ("hand index", "rotation", "row", "col
 MAX_NUMBER = 99
 """The largest number a decision may hold: two digits, above every range the
 rules check (a larger one is malformed rather than illegal)."""
-MAX_DECISION_CHARS = 1024
 
 
 def parse_decision(text: str) -> Decision:
-    if len(text) > MAX_DECISION_CHARS:
-        raise DecisionError(f"the decision has {len(text)} characters; " + HELP)
     words = decision_words(text)
     if not words:
         raise DecisionError("empty decision; " + HELP)
