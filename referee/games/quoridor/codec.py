@@ -150,7 +150,7 @@ def board_text(state: QuoridorState) -> str:
 
 
 # ------------------------------------------------------------------ parsing
-_HEADER = re.compile(r"[ \t]*([A-Za-z][A-Za-z ]*?)[ \t]*:[ \t]*(.*?)[ \t]*")
+_HEADER = re.compile(r"[ \t]*([A-Za-z]+(?: [A-Za-z]+)*)[ \t]*:(.*)")  # no backtracking
 _LABELS = re.compile(r"[ \t]*" + r"[ \t]+".join(map(str, range(SIZE))) + r"[ \t]*")
 HEADERS = ("players", "to move", "ply", "walls left")
 MAX_PLY = 10**6
@@ -192,7 +192,7 @@ class _BoardReader:
                               number)
                 if key in self.headers:
                     self.fail(f"'{key}' given twice", number)
-                self.headers[key] = (header.group(2), number)
+                self.headers[key] = (header.group(2).strip(" \t"), number)
             else:
                 self.grid.append((number, line.rstrip(" \t")))
 
