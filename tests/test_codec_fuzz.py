@@ -121,7 +121,8 @@ def test_random_bytes_validate_or_fail_in_one_line(workdir, game, data):
     original = data.draw(st.sampled_from(BOARD_FILES[game])).read_bytes()
     cut = data.draw(st.integers(0, len(original)))
     noise = data.draw(st.binary(max_size=64))
-    check_validate(workdir, game, data.draw(st.sampled_from([noise, original[:cut] + noise + original[cut:]])))
+    spliced = original[:cut] + noise + original[cut:]
+    check_validate(workdir, game, data.draw(st.sampled_from([noise, spliced])))
 
 
 @pytest.mark.parametrize("game", available_games())
@@ -212,12 +213,15 @@ def test_valid_decisions_survive_bom_crlf_and_spacing(game, data):
     assert g.parse_decision(state, decorated) == g.parse_decision(state, original)
 
 
-# ----------------------------------------------------------------- (c) BOM and CRLF keep valid files valid
+# ----------------------------------------------------------------- (c) BOM and CRLF keep files valid
 def comparable(board):
     return board.to_json() if hasattr(board, "to_json") else board
 
 
-@pytest.mark.parametrize("path", [p for files in BOARD_FILES.values() for p in files], ids=lambda p: p.name)
+ALL_BOARD_FILES = [p for files in BOARD_FILES.values() for p in files]
+
+
+@pytest.mark.parametrize("path", ALL_BOARD_FILES, ids=lambda p: p.name)
 @FUZZ
 @given(bom=st.booleans(), endings=st.lists(st.booleans(), min_size=60, max_size=60))
 def test_valid_files_still_parse_with_a_bom_and_crlf(path, bom, endings):

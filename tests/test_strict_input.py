@@ -65,7 +65,8 @@ def test_number_reader_takes_ascii_digits_only(word):
 
 
 @pytest.mark.parametrize("word, hint", [
-    ("+1", "without '+'"), ("0_0", "no '_'"), ("\u0661", "ASCII digits"), ("\uff11\uff12", "ASCII digits"),
+    ("+1", "without '+'"), ("0_0", "no '_'"), ("\u0661", "ASCII digits"),
+    ("\uff11\uff12", "ASCII digits"),
     ("-3", "cannot be negative"),
 ])
 def test_number_reader_says_how_to_write_it(word, hint):
@@ -75,7 +76,8 @@ def test_number_reader_says_how_to_write_it(word, hint):
 
 
 def test_huge_numbers_are_refused_without_converting_them():
-    with pytest.raises(numbers.NumberError, match=r"too long for a number \(at most 18 digits\)") as caught:
+    with pytest.raises(numbers.NumberError, match=r"too long for a number \(at most 18 digits\)") \
+            as caught:
         numbers.integer(HUGE)
     assert "5000 characters" in str(caught.value) and len(str(caught.value)) < 120
     assert numbers.integer("9" * numbers.MAX_DIGITS) == 10 ** numbers.MAX_DIGITS - 1
@@ -121,9 +123,9 @@ def test_board_numbers_are_plain_ascii_and_bounded(game, number):
 def test_a_5000_digit_number_is_one_line_in_the_quoridor_and_tsuro_codecs():
     with pytest.raises(InputError, match=r"^b.txt:3: 'ply': '9999.*too long for a number"):
         parse("quoridor", board_text("quoridor").replace("ply: 0", f"ply: {HUGE}"))
-    with pytest.raises(InputError, match=r"^b.txt:5:\d+: tile in '9999.*too long for a number"):
+    with pytest.raises(InputError, match=r"^b.txt:5:\d+: tile of cell '9999.*too long for a number"):
         parse("tsuro", board_text("tsuro").replace("27/0", f"{HUGE}/0"))
-    with pytest.raises(InputError, match=r"^b.txt:5:\d+: rotation in '9999.*too long"):
+    with pytest.raises(InputError, match=r"^b.txt:5:\d+: rotation of cell '27/9999.*too long"):
         parse("tsuro", board_text("tsuro").replace("27/0", f"27/{HUGE}"))
     with pytest.raises(InputError, match=r"^b.txt:4: 'walls left' for player 1: '9999.*too long"):
         parse("quoridor", board_text("quoridor").replace("1=10", f"1={HUGE}"))
@@ -285,8 +287,9 @@ def test_an_absurdly_long_decision_is_refused_in_one_line(game):
 def test_decision_messages_say_what_was_expected():
     quoridor = get_game("quoridor")
     state = first_state("quoridor")
-    with pytest.raises(DecisionError, match=r"^r2 '\+7' is not an integer|'\+7' is not an integer \(write it without '\+'\)$"):
+    with pytest.raises(DecisionError) as caught:
         quoridor.parse_decision(state, "M 8 4 +7 4")
+    assert str(caught.value) == "'+7' is not an integer (write it without '+')"
     with pytest.raises(DecisionError, match=r"^r1 -1 is outside 0..99$"):
         quoridor.parse_decision(state, "M -1 4 7 4")
     # Two digits are still read, so the rules can say the square is off the board.
@@ -306,14 +309,16 @@ def test_unicode_spaces_do_not_separate_decision_words():
 
 # ----------------------------------------------------------------- settings
 @pytest.mark.parametrize("value", ["0_0", "+1", "1e999", "nan", "inf", "\u0661", "\uff11", "1.5", "",
-                                   True, 1.5, float("nan"), pytest.param(10 ** 5000, id="5000-digit-int")])
+                                   True, 1.5, float("nan"),
+                                   pytest.param(10 ** 5000, id="5000-digit-int")])
 def test_integer_settings_are_strict(value):
     with pytest.raises(InputError, match="^setting ply_cap: expected an integer, got "):
         settings.coerce("ply_cap", value, 200)
 
 
 @pytest.mark.parametrize("value", ["0_0", "+1", "1e999", "nan", "inf", "-inf", "\u0661", "\uff11", True,
-                                   float("inf"), float("nan"), pytest.param(10 ** 5000, id="5000-digit-int"), [1]])
+                                   float("inf"), float("nan"), [1],
+                                   pytest.param(10 ** 5000, id="5000-digit-int")])
 def test_limits_are_strict(value):
     with pytest.raises(InputError, match="^limit soft_time: expected a number, got ") as caught:
         settings.resolve_limits(get_game("cantris"), {"soft_time": value})
@@ -341,7 +346,7 @@ def test_yaml_numbers_are_read_as_strictly_as_the_command_line():
 
 def test_config_file_with_strange_numbers_is_one_line(tmp_path):
     config = tmp_path / "m.yaml"
-    config.write_text(f"players: [builtin:random, builtin:random]\nseed: +1\nlimits:\n  soft_time: {HUGE}\n")
+    config.write_text("players: [builtin:random, builtin:random]\nseed: +1\n")
     proc = referee("play", "cantris", "--config", config, cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr == f"referee: error: {config}: seed: expected an integer of 0 or more, got '+1' " \

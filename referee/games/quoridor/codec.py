@@ -67,7 +67,8 @@ def parse_decision(text: str) -> Decision:
         return PASS
     make = _MOVE_WORDS.get(kind)
     if make is None:
-        raise DecisionError(f"unknown decision {quote(words[0])}: expected M, W or PASS (or 1/0, True/False)")
+        raise DecisionError(f"unknown decision {quote(words[0])}: "
+                            "expected M, W or PASS (or 1/0, True/False)")
     numbers = words[1:]
     if len(numbers) != 4:
         raise DecisionError(f"{words[0]} needs 4 integers r1 c1 r2 c2, got {len(numbers)}")
@@ -182,8 +183,8 @@ class _BoardReader:
                 labels += 1
                 continue
             if len(self.grid) == DRAWING_LINES:
-                self.fail("text after the drawing: only '#' comments and the column labels may follow it",
-                          number, len(line) - len(line.lstrip(" \t")) + 1)
+                self.fail("text after the drawing: only '#' comments and the column labels may "
+                          "follow it", number, len(line) - len(line.lstrip(" \t")) + 1)
             header = _HEADER.fullmatch(line) if not self.grid else None
             if header:
                 key = header.group(1).lower()
@@ -367,6 +368,7 @@ def parse_premoves(text: str, source: str) -> list[tuple[Decision, int]]:
                 try:
                     found.append((parse_decision(part), number))
                 except DecisionError as exc:
-                    raise InputError(f"pre-move {quote(part.strip(' '))}: {exc}", source, number) from None
+                    raise InputError(f"pre-move {quote(part.strip(' '))}: {exc}",
+                                     source, number) from None
     return found
 

@@ -76,12 +76,13 @@ def board_text(state: TsuroState, viewer: int | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _number(word: str, high: int, what: str, source: str, line: int, column: int) -> int:
+def _number(part: str, high: int, what: str, cell: str, where: tuple[str, int, int]) -> int:
+    """One number of a ``TILE/ROT`` cell; the error quotes the whole cell."""
     try:
-        return parse_int(word, 0, high, what)
+        return parse_int(part, 0, high, what)
     except NumberError as exc:
-        message = str(exc) if isinstance(exc, OutOfRange) else f"{what} in {quote(word)}: {exc}"
-        raise InputError(message, source, line, column) from None
+        message = str(exc) if isinstance(exc, OutOfRange) else f"{what} of cell {quote(cell)}: {exc}"
+        raise InputError(message, *where) from None
 
 
 def _cell(word: str, source: str, line: int, column: int) -> tuple[int, int] | None:
@@ -90,8 +91,8 @@ def _cell(word: str, source: str, line: int, column: int) -> tuple[int, int] | N
     tile, slash, rotation = word.partition("/")
     if not slash:
         raise InputError(f"cell {quote(word)} is neither '.' nor TILE/ROT", source, line, column)
-    return (_number(tile, len(TILES) - 1, "tile", source, line, column),
-            _number(rotation, ROTATIONS - 1, "rotation", source, line, column + len(tile) + 1))
+    return (_number(tile, len(TILES) - 1, "tile", word, (source, line, column)),
+            _number(rotation, ROTATIONS - 1, "rotation", word, (source, line, column + len(tile) + 1)))
 
 
 def parse_board(text: str, source: str) -> Cells:
@@ -115,7 +116,8 @@ def parse_board(text: str, source: str) -> Cells:
             raise InputError(f"expected row number {rows} first, got {quote(first)}", source, number,
                              first_column)
         if len(found) != geo.SIZE + 1:
-            raise InputError(f"row {rows} has {len(found) - 1} cells, expected {geo.SIZE}", source, number)
+            raise InputError(f"row {rows} has {len(found) - 1} cells, expected {geo.SIZE}",
+                             source, number)
         for column, word in found[1:]:
             cell = _cell(word, source, number, column)
             if cell is not None:

@@ -67,5 +67,6 @@ def parse_decision(text: str) -> Decision:
     try:
         numbers = [parse_int(a, 0, MAX_NUMBER, what) for a, what in zip(args, _FIELDS[head])]
     except NumberError as exc:
-        raise DecisionError(f"expected integers after {head!r}, got {quote(text.strip())}: {exc}") from None
+        raise DecisionError(f"expected integers after {head!r}, got {quote(text.strip())}: "
+                            f"{exc}") from None
     return Start(*numbers) if head == "S" else Place(*numbers)
