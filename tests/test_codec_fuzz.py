@@ -250,9 +250,10 @@ def test_mutated_premoves_parse_or_name_the_line(data):
 
 
 @FUZZ
-@given(value=st.one_of(st.text(max_size=30), nasty_text, st.integers(), st.floats(), st.booleans()))
+@given(value=st.one_of(st.text(max_size=30), nasty_text, st.integers(), st.floats(), st.booleans(),
+                       st.integers(4000, 5000).map(lambda n: 10 ** n), st.none()))
 def test_settings_and_limits_take_a_number_or_say_why(value):
-    for like in (200, 1.5, True):
+    for like in (200, 1.5, True, "text"):
         try:
             coerced = settings_mod.coerce("x", value, like)
         except InputError as exc:

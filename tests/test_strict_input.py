@@ -325,6 +325,12 @@ def test_limits_are_strict(value):
     assert len(str(caught.value)) < 160
 
 
+@pytest.mark.parametrize("like", [True, "", 200, 1.5])
+def test_a_5000_digit_yaml_int_is_refused_for_any_setting(like):
+    with pytest.raises(InputError, match=r"^setting x: expected .*, got an integer of 16610 bits"):
+        settings.coerce("x", 10 ** 5000, like)
+
+
 def test_limits_are_bounded_and_whole_where_counted():
     game = get_game("cantris")
     assert settings.resolve_limits(game, {"soft_time": "2.5"}).hard_time == 5.0

@@ -35,10 +35,11 @@ StrictYamlLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers
             if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_DIGITS = f"[0-9]{{1,{numbers.MAX_DIGITS}}}"
 StrictYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^-?[0-9]{1,18}$"), list("-0123456789"))
+    "tag:yaml.org,2002:int", re.compile(f"^-?{_DIGITS}$"), list("-0123456789"))
 StrictYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^-?[0-9]{1,18}\.[0-9]{1,18}$"), list("-0123456789"))
+    "tag:yaml.org,2002:float", re.compile(f"^-?{_DIGITS}\\.{_DIGITS}$"), list("-0123456789"))
 
 
 def load_yaml(text: str) -> Any:
@@ -73,12 +74,12 @@ def coerce(key: str, value: Any, like: Any) -> Any:
     if isinstance(like, bool):
         if isinstance(value, bool):
             return value
-        text = str(value).strip().lower()
-        if text in ("1", "true", "yes", "on"):
+        text = value.strip().lower() if isinstance(value, str) else value
+        if text in ("1", "true", "yes", "on", 1):
             return True
-        if text in ("0", "false", "no", "off"):
+        if text in ("0", "false", "no", "off", 0):
             return False
-        raise InputError(f"setting {key}: expected true or false, got {value!r}")
+        raise InputError(f"setting {key}: expected true or false, got {_shown(value)}")
     if isinstance(like, (int, float)):
         kind = "an integer" if isinstance(like, int) else "a number"
         try:
@@ -87,8 +88,11 @@ def coerce(key: str, value: Any, like: Any) -> Any:
         except NumberError as exc:
             raise InputError(f"setting {key}: expected {kind}, got {_shown(value)}"
                              + (f" ({exc.hint})" if exc.hint else "")) from None
-    if isinstance(like, str) or like is None:
-        return value if like is None else str(value)
+    if isinstance(like, str) and not isinstance(value, str):
+        shown = _shown(value)
+        if not isinstance(value, (int, float)) or shown.startswith("an integer of"):
+            raise InputError(f"setting {key}: expected text, got {shown}")
+        return str(value)
     return value
 
 
