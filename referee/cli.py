@@ -80,17 +80,18 @@ def load_config(path: Path) -> dict[str, Any]:
               help="A player, in seat order: builtin:NAME, human, or a command line.")
 @click.option("--board", type=click.Path(path_type=Path), help="Board / start-position file.")
 @click.option("--variant", help="Game variant.")
-@click.option("--seed", type=int, help="Match seed (default: random, recorded in match.yaml).")
+@click.option("--seed", metavar="N", help="Match seed (default: random, recorded in match.yaml).")
 @click.option("--out", type=click.Path(path_type=Path), help="Match folder (default step_logs/<game>-<date>-<seed>/).")
 @click.option("--quiet", is_flag=True, default=None, help="Print only the result.")
-@click.option("--time-limit", type=float, help="Soft time limit per step in seconds (hard limit: twice it).")
+@click.option("--time-limit", metavar="SECONDS",
+              help="Soft time limit per step in seconds (hard limit: twice it).")
 @click.option("--policy", type=click.Choice(["forfeit", "eject", "random"]), help="What a fault costs.")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A game setting or limit.")
 @click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options.")
 @click.option("--replace", is_flag=True, help="Overwrite --out if it exists.")
 @click.option("--color/--no-color", default=None, help="Colour the boards (default: on a terminal).")
 def play(game: str, players: tuple[str, ...], board: Path | None, variant: str | None,
-         seed: int | None, out: Path | None, quiet: bool | None, time_limit: float | None,
+         seed: str | None, out: Path | None, quiet: bool | None, time_limit: str | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool,
          color: bool | None) -> None:
     """Play one match of GAME and write its folder."""
@@ -122,7 +123,8 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
         color = sys.stdout.isatty()
     spec = MatchSpec(game=game, players=player_list, board=board or conf_path("board"),
                      variant=variant or conf.get("variant"),
-                     seed=seed if seed is not None else seed_value(conf.get("seed"), str(config)),
+                     seed=seed_value(seed, name="--seed") if seed is not None
+                     else seed_value(conf.get("seed"), str(config)),
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=replace, base_dir=base)

@@ -350,6 +350,18 @@ def test_yaml_numbers_are_read_as_strictly_as_the_command_line():
         settings.resolve_limits(get_game("cantris"), {"soft_time": data["a"]})
 
 
+@pytest.mark.parametrize("args, message", [
+    (("--seed", "+1"), "--seed: expected an integer of 0 or more, got '+1' (write it without '+')"),
+    (("--seed", "\u0661"), "--seed: expected an integer of 0 or more, got '\u0661' (only the ASCII digits 0-9)"),
+    (("--time-limit", "1_0"), "limit soft_time: expected a number, got '1_0' (no '_' between digits)"),
+    (("--time-limit", "1e3"), "limit soft_time: expected a number, got '1e3' (no exponent: write the digits out)"),
+])
+def test_seed_and_time_limit_flags_are_strict(tmp_path, args, message):
+    proc = referee("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", *args,
+                   cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, f"referee: error: {message}\n")
+
+
 def test_config_file_with_strange_numbers_is_one_line(tmp_path):
     config = tmp_path / "m.yaml"
     config.write_text("players: [builtin:random, builtin:random]\nseed: +1\n")

@@ -47,14 +47,14 @@ def load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=StrictYamlLoader)
 
 
-def seed_value(value: Any, source: str | None = None) -> int | None:
-    """A match seed from a config file: a plain integer 0 or more."""
+def seed_value(value: Any, source: str | None = None, name: str = "seed") -> int | None:
+    """A match seed (``--seed`` or a config file): a plain integer 0 or more."""
     if value is None:
         return None
     try:
         return _number(value, integral=True, signed=False)
     except NumberError as exc:
-        raise InputError(f"seed: expected an integer of 0 or more, got {_shown(value)}"
+        raise InputError(f"{name}: expected an integer of 0 or more, got {_shown(value)}"
                          + (f" ({exc.hint})" if exc.hint else ""), source) from None
 
 
