@@ -15,6 +15,7 @@ from .game import Game
 from .runner import Limits
 
 LIMIT_KEYS = {f.name: f.type for f in dataclasses.fields(Limits)}
+ZERO_ALLOWED = ("increment", "first_step_extra", "grace")
 INTEGER_LIMITS = ("open_files", "output_kb")
 MAX_LIMIT = 1_000_000
 """The largest value any limit takes (seconds, MiB, KiB, files): a week and
@@ -146,7 +147,7 @@ def resolve_limits(game: Game, overrides: Mapping[str, Any]) -> Limits:
     values.update(game.limits)
     for key, value in overrides.items():
         if value is None or (isinstance(value, str) and value.lower() in ("none", "off", "")):
-            if key in ("soft_time", "hard_time"):
+            if key in ("soft_time", "hard_time", *ZERO_ALLOWED):
                 raise InputError(f"limit {key} cannot be switched off")
             values[key] = None
             continue
@@ -156,7 +157,7 @@ def resolve_limits(game: Game, overrides: Mapping[str, Any]) -> Limits:
         except NumberError as exc:
             raise InputError(f"limit {key}: expected {'an integer' if integral else 'a number'}, "
                              f"got {_shown(value)}" + (f" ({exc.hint})" if exc.hint else "")) from None
-        if number <= 0:
+        if number < 0 or (number == 0 and key not in ZERO_ALLOWED):
             raise InputError(f"limit {key}: must be positive, got {_shown(value)}")
         if number > MAX_LIMIT:
             raise InputError(f"limit {key}: {number:g} is above the largest accepted, {MAX_LIMIT}")
