@@ -140,7 +140,8 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
 
         play_series(game, player_list, games, board or conf_path("board"), board_sets, sprt,
                     cluster, jobs, variant=variant or conf.get("variant"),
-                    seed=seed if seed is not None else conf.get("seed"), out=out or conf_path("out"),
+                    seed=seed_value(seed, name="--seed") if seed is not None
+                    else seed_value(conf.get("seed"), str(config)), out=out or conf_path("out"),
                     policy=policy or conf.get("policy"), settings=settings, limits=limits,
                     names=conf.get("names"), replace=replace, base=base,
                     sandbox=sandbox or str(conf.get("sandbox") or "auto"), resume=resume)

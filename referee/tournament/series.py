@@ -235,8 +235,8 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     unit = "pairs" if size == 2 else "rotations"
     names = ["default" if b is None else b.name for b in config.boards]
     boards = ", ".join(names) if len(names) <= 3 else f"{len(names)} ({names[0]} .. {names[-1]})"
-    lines = [f"Series: {config.game}, {summary.games} games ({rotations} {unit}), "
-             f"seed {config.seed}, boards: {boards}"]
+    count = f"{rotations} {unit if rotations != 1 else unit[:-1]}"
+    lines = [f"Series: {config.game}, {summary.games} games ({count}), seed {config.seed}, boards: {boards}"]
     header = ["player", "games", "wins", "draws", "losses", "points", "score"]
     header += ["avg rank", "rating (95%)"] if size > 2 else []
     grid = [header]
