@@ -118,7 +118,10 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
     quiet = bool(conf.get("quiet", False)) if quiet is None else quiet
     if color is None:
         color = sys.stdout.isatty()
-    spec = MatchSpec(game=game, players=player_list, board=board or conf_path("board"),
+    from referee.resources import resolve_board
+
+    spec = MatchSpec(game=game, players=player_list,
+                     board=resolve_board(game, board or conf_path("board")),
                      variant=variant or conf.get("variant"),
                      seed=seed if seed is not None else conf.get("seed"),
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
@@ -139,9 +142,11 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
 def validate(game: str, file: Path, variant: str | None) -> None:
     """Check a board / start-position FILE for GAME."""
     from referee.games import get_game
+    from referee.resources import resolve_board
 
     g = get_game(game)
     variant = variant or g.variants[0]
+    file = resolve_board(g.name, file) or file
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
