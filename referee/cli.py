@@ -93,6 +93,7 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
          color: bool | None) -> None:
     """Play one match of GAME and write its folder."""
     from referee.console import ConsoleObserver, format_result
+    from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
 
     conf = load_config(config) if config else {}
@@ -128,6 +129,7 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=replace, base_dir=base)
     prepared = prepare(spec)
+    preflight.check_match(prepared)  # a command that cannot start fails here, not every step
     if quiet:
         result = Match(prepared, Observer()).run()
         click.echo(format_result(result, prepared.names))
