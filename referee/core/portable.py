@@ -9,11 +9,14 @@ what psutil offers on Linux, macOS and Windows alike is used:
 
 - wall clock: the hard limit kills the whole tree (``timed_out``);
 - CPU time and memory: measured by *sampling* the process tree every
-  :data:`SAMPLE_S` seconds (CPU summed over every process seen, memory as the
-  tree's total resident set).  Over ``cpu_time`` or ``memory_mb`` the tree is
-  killed: CPU_LIMIT / MEMORY_LIMIT.  A spike shorter than a sample can be
-  missed, and memory is resident memory, not the address space RLIMIT_AS
-  limits on Linux; on POSIX the exit status's rusage refines both figures;
+  :data:`SAMPLE_S` seconds: CPU summed over every process seen (the limit is
+  the whole tree's, as a busy child counts), memory as the largest resident
+  set of one process (per process, like RLIMIT_AS on Linux; a sum would count
+  the pages forked children share once per child).  Over ``cpu_time`` or
+  ``memory_mb`` the tree is killed: CPU_LIMIT / MEMORY_LIMIT.  A spike
+  shorter than a sample can be missed, and memory is resident memory, not the
+  address space RLIMIT_AS limits; on POSIX the exit status's rusage refines
+  both figures;
 - file size and open files: rlimits on POSIX (macOS, Linux), nothing on
   Windows (see :func:`unsupported_limits`);
 - nothing survives the step: after every run, and at every limit, the tree is
@@ -25,6 +28,11 @@ what psutil offers on Linux, macOS and Windows alike is used:
   player's own session and process group.  A process that clears its
   environment *and* leaves the tree before the first sample is not found:
   that is what the Linux runner's subreaper (and the sandbox) are for.
+
+On Linux the portable runner also makes the referee a child subreaper, only
+so that the orphans it kills become its own children and are reaped at once
+(an init that reaps slowly would leave them as zombies); finding and killing
+them is the portable code above.
 """
 from __future__ import annotations
 
@@ -82,6 +90,7 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
             result.start_error = f"could not start {argv[0]!r}: {reason}"
             result.wall_s = time.monotonic() - start
             return result
+        _adopt_orphans()
         watch = _Watch(proc, run_id, started_epoch)
         try:
             _supervise(watch, limits, start, result)
@@ -120,8 +129,8 @@ def _supervise(watch: "_Watch", limits: Limits, start: float, result: RunResult)
             result.notes.append(f"killed at the CPU limit ({watch.cpu_s:.2f} s, sampled)")
             break
         if memory_kb and watch.rss_kb >= memory_kb:
-            result.notes.append(f"killed at the memory limit ({watch.rss_kb // 1024} MiB resident, "
-                                "sampled)")
+            result.notes.append(f"killed at the memory limit ({watch.rss_kb // 1024} MiB resident "
+                                "in one process, sampled)")
             break
         watch.exited.wait(min(SAMPLE_S, deadline - now))
     result.wall_s = time.monotonic() - start
@@ -214,7 +223,7 @@ class _Watch:
                 with proc.oneshot():
                     times = proc.cpu_times()
                     key = (proc.pid, proc.create_time())
-                    rss += proc.memory_info().rss
+                    rss = max(rss, proc.memory_info().rss)
             except psutil.Error:
                 continue
             self.cpu_by_pid[key] = times.user + times.system
@@ -237,9 +246,6 @@ class _Watch:
         """Suspend and kill every process of the run until none is left;
         returns how many other than the player itself were killed."""
         killed: set[tuple[int, float]] = set()
-        if POSIX:
-            with contextlib.suppress(OSError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
         for _ in range(SWEEP_ROUNDS):
             targets = {p.pid: p for p in self.descendants() + self.marked() if _alive(p)}
             if not targets:
@@ -253,12 +259,53 @@ class _Watch:
                     proc.kill()
             # psutil would reap the player itself (os.waitpid) under the waiter thread's
             # feet and lose its status: the waiter is waited for instead.
-            psutil.wait_procs([p for p in targets.values() if p.pid != self.proc.pid], timeout=1)
+            others = [p for p in targets.values() if p.pid != self.proc.pid]
+            _reap_adopted(others)
+            psutil.wait_procs(others, timeout=1)
             if self.proc.pid in targets:
                 self.exited.wait(1)
-        with contextlib.suppress(psutil.Error):
-            killed.discard((self.proc.pid, psutil.Process(self.proc.pid).create_time()))
+        if POSIX:  # the last resort: whatever is left in the player's session and group
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            _reap_group(self.proc.pid, exclude=self.proc.pid)
         return len({pid for pid, _ in killed} - {self.proc.pid})
+
+
+_adopting = False
+
+
+def _adopt_orphans() -> None:
+    """Linux: become a child subreaper (see the module docstring); elsewhere
+    nothing, the system reaps orphans."""
+    global _adopting
+    if _adopting or not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        PR_SET_CHILD_SUBREAPER = 36
+        _adopting = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def _reap_adopted(procs: list[psutil.Process]) -> None:
+    """Wait for the killed processes that are our own children (adopted
+    orphans), so none is left a zombie; psutil waits for the others."""
+    if not POSIX:  # pragma: no cover - Windows has no zombies
+        return
+    me = os.getpid()
+    for proc in procs:
+        with contextlib.suppress(psutil.Error, ChildProcessError, OSError):
+            if proc.ppid() == me:
+                os.waitpid(proc.pid, 0)
+
+
+def _reap_group(pgid: int, exclude: int) -> None:
+    """Wait for our own children (adopted orphans) left in group ``pgid``."""
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process().children():
+            with contextlib.suppress(OSError, ChildProcessError):
+                if child.pid != exclude and os.getpgid(child.pid) == pgid:
+                    os.waitpid(child.pid, 0)
 
 
 def _alive(proc: psutil.Process) -> bool:
