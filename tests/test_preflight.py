@@ -51,7 +51,9 @@ def test_a_binary_not_built_yet_says_how_to_build_it(tmp_path):
 def test_cpp_source_given_as_the_command_says_compile_first(tmp_path):
     (tmp_path / "bot.cpp").write_text("int main() {}\n")
     line = refused(play(tmp_path, GOOD, "bot.cpp"), "player 2", "source code", "compile it first")
-    assert "g++ -std=c++14 -O2 -o ./bot ./bot.cpp" in line and "--player './bot'" in line
+    here = "." + os.sep
+    assert f"g++ -std=c++14 -O2 -o {here}bot {here}bot.cpp" in line
+    assert f"--player '{here}bot'" in line
     assert no_step_ran(tmp_path)
 
 

@@ -78,7 +78,7 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
     starts = {path: (path.stat().st_size if path.exists() else 0)
               for path in (stdout_path, stderr_path)}
     run_id = secrets.token_hex(12)
-    started_epoch = time.time()
+    pids_before = set(psutil.pids())
     start = time.monotonic()
     with open(stdout_path, "ab") as out, open(stderr_path, "ab") as err:
         try:
@@ -91,7 +91,7 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
             result.wall_s = time.monotonic() - start
             return result
         _adopt_orphans()
-        watch = _Watch(proc, run_id, started_epoch)
+        watch = _Watch(proc, run_id, pids_before)
         try:
             _supervise(watch, limits, start, result)
         finally:  # also on Ctrl-C or a kill of the referee: take the player down too
@@ -118,9 +118,11 @@ def _supervise(watch: "_Watch", limits: Limits, start: float, result: RunResult)
     cpu_limit = limits.effective_cpu
     memory_kb = limits.memory_mb * 1024 if limits.memory_mb else None
     while True:
-        watch.sample()
-        if watch.exited.wait(0):
+        # Wait first: a player that is done within one sample costs no sampling
+        # (its rusage still gives CPU and peak memory on POSIX).
+        if watch.exited.wait(max(0.0, min(SAMPLE_S, deadline - time.monotonic()))):
             break
+        watch.sample()
         now = time.monotonic()
         if now >= deadline:
             result.timed_out = True
@@ -132,8 +134,9 @@ def _supervise(watch: "_Watch", limits: Limits, start: float, result: RunResult)
             result.notes.append(f"killed at the memory limit ({watch.rss_kb // 1024} MiB resident "
                                 "in one process, sampled)")
             break
-        watch.exited.wait(min(SAMPLE_S, deadline - now))
     result.wall_s = time.monotonic() - start
+    if result.wall_s >= limits.hard_time:  # past the hard limit is a timeout, whatever happened
+        result.timed_out = True
 
 
 def _spawn_options(limits: Limits) -> dict:
@@ -161,10 +164,10 @@ class _Watch:
     """One run's process tree: what was seen in it, what it used, and how
     to kill all of it."""
 
-    def __init__(self, proc: subprocess.Popen, run_id: str, started_epoch: float) -> None:
+    def __init__(self, proc: subprocess.Popen, run_id: str, pids_before: set[int]) -> None:
         self.proc = proc
         self.run_id = run_id
-        self.started_epoch = started_epoch
+        self.pids_before = pids_before
         self.seen: dict[int, psutil.Process] = {}
         self.cpu_by_pid: dict[tuple[int, float], float] = {}  # (pid, create time) -> last CPU
         self.cpu_s = 0.0
@@ -203,6 +206,8 @@ class _Watch:
         """Live processes under the player or under anything seen before
         (orphans are re-parented away from the player's tree)."""
         roots = [p for p in self.seen.values() if _alive(p)]
+        if not roots:  # the usual end of a step: no need to read the process table
+            return []
         found: dict[int, psutil.Process] = {p.pid: p for p in roots}
         parents = _children_by_parent()
         queue = [p.pid for p in roots]
@@ -232,12 +237,14 @@ class _Watch:
         self.peak_kb = max(self.peak_kb, self.rss_kb)
 
     def marked(self) -> list[psutil.Process]:
-        """Processes started since this run whose environment carries its marker."""
+        """Processes started since this run whose environment carries its
+        marker.  Only pids that were not there before the run are read (the
+        process table's pid list is cheap, reading every process is not); a
+        pid reused within one step would be missed."""
         found = []
-        for proc in psutil.process_iter(["create_time"]):
-            if proc.pid == os.getpid() or (proc.info["create_time"] or 0) < self.started_epoch - 2:
-                continue
+        for pid in set(psutil.pids()) - self.pids_before:
             with contextlib.suppress(psutil.Error, OSError):
+                proc = psutil.Process(pid)
                 if proc.environ().get(MARKER) == self.run_id:
                     found.append(proc)
         return found
@@ -265,9 +272,12 @@ class _Watch:
             if self.proc.pid in targets:
                 self.exited.wait(1)
         if POSIX:  # the last resort: whatever is left in the player's session and group
-            with contextlib.suppress(OSError):
+            try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            _reap_group(self.proc.pid, exclude=self.proc.pid)
+            except OSError:
+                pass  # an empty group, as it should be
+            else:
+                _reap_group(self.proc.pid, exclude=self.proc.pid)
         return len({pid for pid, _ in killed} - {self.proc.pid})
 
 

@@ -55,7 +55,7 @@ def check_players(players: Iterable[tuple[str, Sequence[str] | None]], base_dir:
 
 def check_match(prepared) -> None:
     """The ``play`` pre-flight: every seat of a prepared match."""
-    check_players(((f"player {i} ({spec!r})", getattr(agent, "argv", None))
+    check_players(((f"player {i} ('{spec}')", getattr(agent, "argv", None))
                    for i, (spec, agent) in enumerate(zip(prepared.spec.players, prepared.agents), 1)),
                   Path(prepared.spec.base_dir))
 
@@ -67,7 +67,7 @@ def check_entrants(config) -> None:
     from referee.games import get_game
 
     game = get_game(config.game)
-    check_players(((f"entrant {e.name!r} ({e.command!r})",
+    check_players(((f"entrant '{e.name}' ('{e.command}')",
                     getattr(make_agent(e.command, game, Limits(), config.base_dir), "argv", None))
                    for e in config.entrants), config.base_dir, str(config.path))
 
@@ -84,9 +84,9 @@ def command_problem(argv: list[str], base_dir: Path) -> str | None:
         local = base_dir / first
         if local.exists():
             return (_file_problem(first, local)
-                    or f"{first!r} is not a command on PATH; to run the file in this folder, "
-                       f"write {'.' + os.sep + first!r}")
-        return f"command {first!r} not found (not a file, not on PATH)"
+                    or f"'{first}' is not a command on PATH; to run the file in this folder, "
+                       f"write '{_as_path(first)}'")
+        return f"command '{first}' not found (not a file, not on PATH)"
     return _script_problem(first, argv[1:], base_dir)
 
 
@@ -120,7 +120,7 @@ def _file_problem(word: str, path: Path) -> str | None:
         binary = word[:-len(suffix)]
         line = build.format(stem=binary, name=word)
         run = f"java -cp {path.parent} {path.stem}" if suffix == ".java" else _as_path(binary)
-        return f"{word} is source code: compile it first ({line}), then use --player {run!r}"
+        return f"{word} is source code: compile it first ({line}), then use --player '{run}'"
     if WINDOWS:
         if suffix in _WINDOWS_EXECUTABLE:
             return None
@@ -177,7 +177,7 @@ def _shebang_problem(word: str, path: Path) -> str | None:
     if os.path.basename(interpreter) == "env" and len(words) > 1:
         program = next((w for w in words[1:] if not w.startswith("-")), None)
         if program and shutil.which(program) is None:
-            return f"{word}: its #! line asks for {program!r}, which is not on PATH"
+            return f"{word}: its #! line asks for '{program}', which is not on PATH"
         return None
     if not os.path.exists(interpreter):
         return f"{word}: its #! line asks for {interpreter}, which does not exist"
