@@ -16,31 +16,30 @@ from referee.games import get_game
 
 _SOURCES = {"python": ("template.py", "player.py"), "cpp": ("template.cpp", "player.cpp")}
 
-_RUN = {
-    "python": """\
-Play it against the built-in greedy player, from inside this folder:
+# Per language: the commands for each system, run from inside the folder.
+_COMMANDS = {
+    "python": [
+        ("Linux and macOS", ['referee play {game} --player "python3 player.py" {opponents}']),
+        ("Windows", ['referee play {game} --player "py player.py" {opponents}']),
+    ],
+    "cpp": [
+        ("Linux", ["g++ -std=c++14 -O2 -Wall -Wextra -o player player.cpp",
+                   "referee play {game} --player ./player {opponents}"]),
+        ("macOS", ["clang++ -std=c++14 -O2 -Wall -Wextra -o player player.cpp",
+                   "referee play {game} --player ./player {opponents}"]),
+        ("Windows (MinGW-w64 g++)", ["g++ -std=c++14 -O2 -Wall -Wextra -o player.exe player.cpp",
+                                     "referee play {game} --player player.exe {opponents}"]),
+    ],
+}
 
-| system | command |
-| --- | --- |
-| Linux, macOS | `referee play {game} --player "python3 player.py" {opponents}` |
-| Windows | `referee play {game} --player "py player.py" {opponents}` |
-
-Your code goes in `play_games(step)` in `player.py`. `referee_sdk/` is the
+_ABOUT = {
+    "python": """Your code goes in `play_games(step)` in `player.py`. `referee_sdk/` is the
 student SDK (standard library only): `read_board()`, `read_ckbd(step)`,
 `read_state()`, `save_decision(...)`, `player_rng()`. Each step the referee runs
 `python3 player.py <step> <player_id>` in a private folder holding `Board.txt`,
 `state.json` and `step_logs/step_<k>.txt`; your program writes `decision.txt`.
 """,
-    "cpp": """\
-Build it, then play it against the built-in greedy player, from inside this folder:
-
-| system | commands |
-| --- | --- |
-| Linux | `g++ -std=c++14 -O2 -Wall -Wextra -o player player.cpp` then `referee play {game} --player ./player {opponents}` |
-| macOS | `clang++ -std=c++14 -O2 -Wall -Wextra -o player player.cpp` then `referee play {game} --player ./player {opponents}` |
-| Windows (MinGW-w64 g++) | `g++ -std=c++14 -O2 -Wall -Wextra -o player.exe player.cpp` then `referee play {game} --player player.exe {opponents}` |
-
-Your code goes in `play_games(step)` in `player.cpp`. `referee_sdk.hpp` is the
+    "cpp": """Your code goes in `play_games(step)` in `player.cpp`. `referee_sdk.hpp` is the
 one-header SDK: `read_board()`, `read_ckbd(step)`, `read_state()`,
 `save_decision(...)`. Each step the referee runs `./player <step> <player_id>`
 in a private folder holding `Board.txt`, `state.json` and
@@ -48,21 +47,26 @@ in a private folder holding `Board.txt`, `state.json` and
 """,
 }
 
-_HAND_IN = {
-    "python": "`player.py` and `referee_sdk/`",
-    "cpp": "`player.cpp` and `referee_sdk.hpp` (not the compiled `player`)",
+_HAND_IN = {  # what a grader needs, and what a zip leaves out
+    "python": ("`player.py` and `referee_sdk/`", "'*/__pycache__/*' '{name}/step_logs/*'"),
+    "cpp": ("`player.cpp` and `referee_sdk.hpp` (not the compiled `player`)",
+            "'{name}/player' '{name}/step_logs/*'"),
 }
 
 _README = """\
 # {title} player ({language})
 
-{run}
+## Run it
+
+{verb} it against the built-in greedy player, from inside this folder.
+
+{run}{about}
 ## Handing it in
 
-This folder is self-contained: {files} are all a grader needs. From the
-folder above this one:
+This folder is self-contained: {files}
+are all a grader needs. From the folder above this one:
 
-- Linux, macOS: `zip -r {name}.zip {name} -x '*/__pycache__/*' '{name}/player' '{name}/step_logs/*'`
+- Linux, macOS: `zip -r {name}.zip {name} -x {skip}`
 - Windows (PowerShell): `Compress-Archive -Path {name} -DestinationPath {name}.zip`
 
 Rules, file formats and limits: `referee --help`, and the game's page in the
@@ -93,18 +97,17 @@ def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
         shutil.copyfile(sdk / "cpp" / "referee_sdk.hpp", directory / "referee_sdk.hpp")
     seats = 2 if 2 in game.player_counts else min(game.player_counts)
     opponents = " ".join(["--player builtin:greedy"] * (seats - 1))
-    name = directory.resolve().name
+    commands = [(system, [line.format(game=game.name, opponents=opponents) for line in lines])
+                for system, lines in _COMMANDS[lang]]
+    run = "".join(f"{system}:\n\n" + "".join(f"    {line}\n" for line in lines) + "\n"
+                  for system, lines in commands)
     readme = _README.format(
         title=game.title, language="Python" if lang == "python" else "C++14", game=game.name,
-        run=_RUN[lang].format(game=game.name, opponents=opponents), files=_HAND_IN[lang],
-        name=name)
+        verb="Play" if lang == "python" else "Build and play", run=run, about=_ABOUT[lang],
+        files=_HAND_IN[lang][0], skip=_HAND_IN[lang][1].format(name=directory.resolve().name),
+        name=directory.resolve().name)
     (directory / "README.md").write_text(readme, encoding="utf-8")
+    others = " and ".join(system.split(" (")[0] for system, _ in commands[1:])
     return [f"wrote {target}", f"wrote {directory / 'README.md'}", "",
-            f"cd {directory}, then (see README.md for macOS and Windows):",
-            "    " + _first_command(readme)]
-
-
-def _first_command(readme: str) -> str:
-    """The Linux command of the README's table, for the terminal."""
-    row = next(line for line in readme.splitlines() if line.startswith("| Linux"))
-    return " && ".join(part.strip("` ") for part in row.split("|")[2].split("` then `"))
+            f"cd {directory}, then on {commands[0][0]} (README.md has {others}):",
+            *(f"    {line}" for line in commands[0][1])]
