@@ -3,8 +3,6 @@ the logged decisions, so what is shown (or verified) never depends on trusting
 the snapshots."""
 from __future__ import annotations
 
-import html
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,22 +92,12 @@ def advance(game: Game, state: GameState, record: dict[str, Any]) -> GameState:
 
 
 def verify(replay: GameReplay) -> str | None:
-    """None if every hash matches, else what went wrong first (step named)."""
-    expected = replay.match.get("initial_hash")
-    if expected and state_hash(replay.game, replay.initial) != expected:
-        return "step 0: the initial state does not match match.yaml's initial_hash"
-    steps = 0
-    try:
-        for record, state in replay.states():
-            steps += 1
-            if record.get("step") != steps:
-                return f"step {steps}: the log's record is numbered {record.get('step')}"
-            got = state_hash(replay.game, state)
-            if got != record["hash"]:
-                return f"step {steps}: state hash {record['hash']} in the log, {got} recomputed"
-    except ReplayError as exc:
-        return str(exc)
-    return None
+    """None if the whole folder verifies (see :mod:`referee.verify`), else
+    what went wrong first, with its step."""
+    from referee.verify import verify_folder
+
+    report = verify_folder(replay.root)
+    return None if report.ok else report.message
 
 
 def frames(replay: GameReplay) -> list[tuple[dict[str, Any] | None, GameState]]:
@@ -185,36 +173,8 @@ def _print_result(replay: GameReplay) -> None:
 
 
 def write_html(replay: GameReplay, path: Path) -> None:
-    """One self-contained page: the boards, a step slider, the log beside it."""
-    data = []
-    last = None
-    for record, state in frames(replay):
-        data.append({"board": replay.game.render(state, None, False),
-                     "info": describe(record, 0).split("  [")[0]})
-        last = record
-    del last
-    title = f"{replay.game.title} replay: {replay.root.name}"
-    page = _HTML.replace("{{title}}", html.escape(title)).replace(
-        "{{data}}", json.dumps(data).replace("</", "<\\/"))
-    Path(path).write_text(page, encoding="utf-8")
+    """One self-contained page (referee/web/replay_page.py): the boards in SVG,
+    the move list with verdicts, each step's output, slider, keys, #step=K."""
+    from referee.web import replay_page
 
-
-_HTML = """<!doctype html>
-<html><head><meta charset="utf-8"><title>{{title}}</title>
-<style>body{font-family:sans-serif;margin:1em}pre{background:#f6f6f6;padding:.6em;font-size:15px}
-#info{white-space:pre-wrap;font-family:monospace}</style></head>
-<body><h2>{{title}}</h2>
-<input id="s" type="range" min="0" value="0" style="width:60%">
-<button id="prev">&lt;</button><button id="next">&gt;</button> step <span id="n"></span>
-<div style="display:flex;gap:2em"><pre id="b"></pre><div id="info"></div></div>
-<script>
-const D={{data}};const s=document.getElementById('s');s.max=D.length-1;
-function show(i){s.value=i;document.getElementById('n').textContent=i+'/'+(D.length-1);
-document.getElementById('b').textContent=D[i].board;document.getElementById('info').textContent=D[i].info;}
-s.oninput=()=>show(+s.value);
-document.getElementById('prev').onclick=()=>show(Math.max(0,+s.value-1));
-document.getElementById('next').onclick=()=>show(Math.min(D.length-1,+s.value+1));
-document.onkeydown=e=>{if(e.key=='ArrowRight')show(Math.min(D.length-1,+s.value+1));
-if(e.key=='ArrowLeft')show(Math.max(0,+s.value-1));};show(0);
-</script></body></html>
-"""
+    replay_page.write(replay, Path(path))

@@ -14,9 +14,14 @@ from referee import resources
 
 from .errors import InputError
 from .game import DecisionError, Game, GameState
+from . import seats
 from .runner import Limits, RunResult, run_process
+from .sandbox import Sandbox
+from .seatfiles import SeatFolder
+from .seats import SeatHost
 
 DECISION_FILE = "decision.txt"
+PERSISTENT = "persistent:"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
 
 
@@ -48,30 +53,55 @@ class Agent(Protocol):
 
 
 class ProcessAgent:
-    """A player program run once per step by :func:`run_process`."""
+    """A player program, run once per step.
 
-    def __init__(self, name: str, argv: list[str], game: str, limits: Limits) -> None:
+    On Linux it runs through its seat's host (:mod:`referee.core.seats`),
+    inside the sandbox when the match has one; elsewhere, or with
+    ``REFEREE_RUNNER`` set to ``direct`` or ``portable``, straight from the
+    referee with :func:`run_process`."""
+
+    def __init__(self, name: str, argv: list[str], game: str, limits: Limits,
+                 persistent: bool = False) -> None:
         self.name = name
         self.argv = argv
         self.game = game
         self.limits = limits
+        self.persistent = persistent  # kept alive between steps (needs a seat host)
+        self.seat: SeatFolder | None = None
+        self.host: SeatHost | None = None
+
+    def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path]) -> None:
+        """Give the agent its seat (called by the match before its first step)."""
+        self.seat = seat
+        if seats.available():
+            self.host = SeatHost(seat.path, sandbox, hidden)
+            self.host.start(self.argv)  # a failure shows (and is retried) at the first step
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
         env = dict(os.environ)
         env.update(REFEREE_STEP=str(step), REFEREE_PLAYER=str(player), REFEREE_GAME=self.game)
-        run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits,
-                          workdir / "stdout.txt", workdir / "stderr.txt")
-        return read_decision(workdir / DECISION_FILE, run)
+        out, err = workdir / "stdout.txt", workdir / "stderr.txt"
+        if self.host is not None and self.persistent:
+            env["REFEREE_PERSISTENT"] = "1"
+            run = self.host.run(self.argv, env, self.limits, out, err, persistent_step=step)
+        elif self.host is not None:
+            run = self.host.run([*self.argv, str(step), str(player)], env, self.limits, out, err)
+        else:
+            run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
+        seat = self.seat or SeatFolder(workdir.parents[1], player)
+        return reply_from(*seat.read_decision(DECISION_CAP), run)
+
+    def close(self) -> None:
+        if self.host is not None:
+            self.host.close()
 
 
-def read_decision(path: Path, run: RunResult) -> Reply:
-    try:
-        with open(path, "rb") as f:
-            data = f.read(DECISION_CAP + 1)
-    except FileNotFoundError:
+def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply:
+    """A Reply from the decision file's bytes (see SeatFolder.read_decision)."""
+    if data is None:
         return Reply(None, run)
-    except OSError as exc:
-        return Reply("", run, f"{DECISION_FILE} cannot be read: {exc.strerror or exc}")
+    if problem:
+        return Reply("", run, problem)
     if len(data) > DECISION_CAP:
         return Reply(data[:200].decode("utf-8", "replace"), run,
                      f"{DECISION_FILE} is over {DECISION_CAP // 1024} KiB")
@@ -150,6 +180,11 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
     spec = spec.strip()
     if not spec:
         raise InputError("empty --player value")
+    if spec.startswith(PERSISTENT):
+        inner = make_agent(spec[len(PERSISTENT):], game, limits, base_dir, color)
+        if not isinstance(inner, ProcessAgent):
+            raise InputError(f"{spec!r}: only a program can be persistent")
+        return ProcessAgent(spec, inner.argv, game.name, limits, persistent=True)
     if spec == "human":
         return HumanAgent(game, color=color)
     if spec.startswith("builtin:"):
