@@ -120,7 +120,7 @@ def test_validate_ok_and_warnings(tmp_path):
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--set", "cpu_time=x"),
      "limit cpu_time: expected a number, got 'x'"),
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--board", "nope.txt"),
-     "nope.txt: cannot read board file: No such file or directory"),
+     "nope.txt: cannot read: No such file or directory"),
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--variant", "big"),
      "unknown variant 'big' for cantris"),
     (("replay", "nowhere", "--verify"), "nowhere: not a match folder"),
