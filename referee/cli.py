@@ -112,6 +112,7 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
          jobs: int | None = None, resume: bool = False) -> None:
     """Play one match of GAME and write its folder (or a series with --games)."""
     from referee.console import ConsoleObserver, format_result
+    from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
 
     conf = load_config(config) if config else {}
@@ -148,7 +149,10 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
         return
     if color is None:
         color = sys.stdout.isatty()
-    spec = MatchSpec(game=game, players=player_list, board=board or conf_path("board"),
+    from referee.resources import resolve_board
+
+    spec = MatchSpec(game=game, players=player_list,
+                     board=resolve_board(game, board or conf_path("board")),
                      variant=variant or conf.get("variant"),
                      seed=seed_value(seed, name="--seed") if seed is not None
                      else seed_value(conf.get("seed"), str(config)),
@@ -157,6 +161,7 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
                      quiet=quiet, color=color, replace=replace, base_dir=base,
                      sandbox=sandbox or str(conf.get("sandbox") or "auto"))
     prepared = prepare(spec)
+    preflight.check_match(prepared)  # a command that cannot start fails here, not every step
     if quiet:
         result = Match(prepared, Observer()).run()
         click.echo(format_result(result, prepared.names))
@@ -170,12 +175,13 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
 @click.option("--variant", help="Game variant the file is for.")
 def validate(game: str, file: Path, variant: str | None) -> None:
     """Check a board / start-position FILE for GAME."""
+    from referee.core.textgrid import read_board_file
     from referee.games import get_game
+    from referee.resources import resolve_board
 
     g = get_game(game)
     variant = variant or g.variants[0]
-    from referee.core.textgrid import read_board_file
-
+    file = resolve_board(g.name, file) or file
     board = g.parse_board(read_board_file(file), str(file), variant)
     for warning in g.board_warnings(board):
         click.echo(f"{file}: warning: {warning}")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from referee.core.preflight import check_entrants
+
 from .config import load_config
 from .runner import Tournament
 from .standings import text_table
@@ -33,6 +35,7 @@ def default_jobs() -> int:
 def tournament_command(config_file: Path, resume: bool, jobs: int | None, cluster: str | None) -> None:
     """Play a tournament described by CONFIG.yaml (see docs/tournaments.md)."""
     config = load_config(config_file)
+    check_entrants(config)  # every entrant's command can start, before the first game
     play = None
     if cluster:
         from .cluster import DaskPlay
