@@ -40,6 +40,10 @@ BOARDS = {
     "quoridor": ["standard-2p.txt", "pocket.txt", "standard-2p.txt+opening.premoves"],
     "tsuro": ["empty.txt", "center.txt"],
 }
+NODES = {"cantris": 10000, "tessella": 2000, "blackhole": 4000, "quoridor": 8000, "tsuro": 3000}
+"""Node budgets per move worth about half a second of the default 1 s time
+budget on the machine this was written on (search nodes/s: Cantris 12-30k,
+Tessella 3k, Black Hole 6k, Quoridor 16k; Tsuro counts simulated placements)."""
 
 
 def load_player(game: str, name: str):
@@ -190,20 +194,23 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tsuro-games", type=int, default=None, help="Tsuro 4-player games (default: --games)")
     parser.add_argument("--mcts-games", type=int, default=2, help="games against OpenSpiel MCTS (issue: 50)")
     parser.add_argument("--mcts-sims", type=int, default=1000)
-    parser.add_argument("--nodes", type=int, default=3000, help="strong's node budget per move")
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="strong's node budget per move (default: NODES, per game)")
     parser.add_argument("--only", choices=sorted(GAMES), help="one game only")
     args = parser.parse_args(argv)
-    print(f"strong players: {args.nodes} nodes per move; seats alternated/rotated, boards from boards/")
+    nodes = {game: args.nodes or NODES[game] for game in GAMES}
+    print("strong players: nodes per move " + ", ".join(f"{g} {n}" for g, n in nodes.items())
+          + "; seats alternated/rotated, boards from boards/")
     print(f"{'match-up':<44}{'games':>6}{'won':>6}{'drawn':>6}{'lost':>6}{'wins':>9}{'goal':>8}{'seconds':>9}")
     for game in ("cantris", "tessella", "blackhole", "quoridor"):
-        if args.only and args.only != game:
+        if (args.only and args.only != game) or not args.games:
             continue
         started = time.perf_counter()
-        wdl = series(game, strong(game, args.nodes), greedy(game), args.games)
+        wdl = series(game, strong(game, nodes[game]), greedy(game), args.games)
         print(row(f"{game} strong vs greedy", wdl, 0.90, time.perf_counter() - started), flush=True)
-    if not args.only or args.only == "tsuro":
+    if (not args.only or args.only == "tsuro") and (args.tsuro_games or args.games):
         started = time.perf_counter()
-        wdl = series("tsuro", strong("tsuro", args.nodes), greedy("tsuro"),
+        wdl = series("tsuro", strong("tsuro", nodes["tsuro"]), greedy("tsuro"),
                      args.tsuro_games or args.games, players=4)
         print(row("tsuro strong vs 3 greedy (4 players)", wdl, 0.60, time.perf_counter() - started), flush=True)
     if (not args.only or args.only == "quoridor") and args.mcts_games:
