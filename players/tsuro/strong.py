@@ -14,7 +14,8 @@ is scored in stages, best-looking first, as long as the budget lasts:
 3. the danger from rivals: if a rival may place on the cell its marker faces,
    the share of unknown tiles and rotations that would carry it off the board
    or into a collision there;
-plus a little distance from the edge.  Ties go to a seeded random choice.
+plus room: the empty cells it may place on next turn, and a little distance
+from the edge.  Ties go to a seeded random choice.
 
 Options (argv words before ``<step> <player>``): ``--budget=S`` seconds
 (default 1, never more than half the soft limit), ``--nodes=N`` (tile
@@ -39,6 +40,7 @@ SAFE_NEXT = 600      # times the chance of a safe placement next turn
 CHOICE = 8           # per safe placement with the tiles kept (room to manoeuvre)
 DANGER = 500         # times the chance a rival can kill it on the cell it faces
 EDGE = 15            # per cell between the cell it faces and the edge
+ROOM = 30            # per empty cell it may place on next turn (seed rules: up to 8)
 
 
 def edge_room(point) -> int:
@@ -109,6 +111,7 @@ class Evaluator:
         markers = {p: m for p, m in result.markers.items() if p not in result.eliminated}
         chance, choices = self.next_turn(result.cells, markers, kept)
         value = SAFE_NEXT * chance + CHOICE * min(choices, 12)
+        value += ROOM * len(geo.target_cells(self.variant, result.cells, markers[self.me]))
         return value - DANGER * self.danger(result.cells, markers)
 
 
