@@ -117,9 +117,12 @@ def play(game: str, board: str, seats: list[Chooser], seed: int):
     return state.outcome()
 
 
-def series(game: str, hero: Chooser, villain: Chooser, games: int, players: int = 2) -> tuple[int, int, int]:
-    """(wins, draws, losses) of ``hero`` with seats rotated and boards cycled."""
+def series(game: str, hero: Chooser, villain: Chooser, games: int,
+           players: int = 2) -> tuple[int, int, int, list[int]]:
+    """(wins, draws, losses, wins per seat) of ``hero`` with seats rotated and
+    boards cycled."""
     wins = draws = losses = 0
+    by_seat = [0] * players
     boards = BOARDS[game]
     for k in range(games):
         seat = k % players
@@ -128,17 +131,20 @@ def series(game: str, hero: Chooser, villain: Chooser, games: int, players: int 
         outcome = play(game, boards[(k // players) % len(boards)], seats, seed=1000 + k)
         if outcome.winner == seat + 1:
             wins += 1
+            by_seat[seat] += 1
         elif outcome.winner is None and any(seat + 1 in group for group in outcome.ranking[:1]):
             draws += 1
         else:
             losses += 1
-    return wins, draws, losses
+    return wins, draws, losses, by_seat
 
 
-def row(name: str, wdl: tuple[int, int, int], goal: float, seconds: float) -> str:
-    w, d, l = wdl
+def row(name: str, wdl: tuple, goal: float, seconds: float) -> str:
+    w, d, l = wdl[:3]
+    seats = "/".join(map(str, wdl[3])) if len(wdl) > 3 else ""
     n = w + d + l
-    return f"{name:<44}{n:>6}{w:>6}{d:>6}{l:>6}{100 * w / n:>8.0f}%{100 * goal:>7.0f}%{seconds:>9.1f}"
+    return (f"{name:<44}{n:>6}{w:>6}{d:>6}{l:>6}{100 * w / n:>8.0f}%{100 * goal:>7.0f}%{seconds:>9.1f}"
+            f"  {seats}")
 
 
 def mcts_row(games: int, sims: int) -> str:
@@ -201,7 +207,7 @@ def main(argv: list[str]) -> int:
     nodes = {game: args.nodes or NODES[game] for game in GAMES}
     print("strong players: nodes per move " + ", ".join(f"{g} {n}" for g, n in nodes.items())
           + "; seats alternated/rotated, boards from boards/")
-    print(f"{'match-up':<44}{'games':>6}{'won':>6}{'drawn':>6}{'lost':>6}{'wins':>9}{'goal':>8}{'seconds':>9}")
+    print(f"{'match-up':<44}{'games':>6}{'won':>6}{'drawn':>6}{'lost':>6}{'wins':>9}{'goal':>8}{'seconds':>9}  wins by seat")
     for game in ("cantris", "tessella", "blackhole", "quoridor"):
         if (args.only and args.only != game) or not args.games:
             continue
