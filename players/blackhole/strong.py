@@ -30,7 +30,10 @@ MOBILITY = 2
 
 def evaluate(state: BlackHoleState, me: int) -> float:
     you = other(me)
-    mine, theirs = moves_of(state.grid, me), moves_of(state.grid, you)
+    # the side to move's moves are already cached on the state: generate only the other side's
+    to_move = [m for m in state.legal_decisions() if hasattr(m, "dst")]
+    waiting = moves_of(state.grid, other(state.to_move))
+    mine, theirs = (to_move, waiting) if state.to_move == me else (waiting, to_move)
     threats = sum(m.dst == HOLE for m in mine) - sum(m.dst == HOLE for m in theirs)
     # the side to move can cash one threat at once
     value = SAVE * (state.saved[me - 1] - state.saved[you - 1]) + THREAT * threats

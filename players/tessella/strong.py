@@ -30,7 +30,11 @@ MOBILITY = 1
 def evaluate(state: TessellaState, me: int) -> float:
     you = other(me)
     pieces = state.pieces
-    mine, theirs = moves_of(pieces, me), moves_of(pieces, you)
+    # the side to move's moves are already cached on the state (the rules
+    # needed them to know the game goes on): generate only the other side's
+    to_move = [m for m in state.legal_decisions() if hasattr(m, "dst")]
+    waiting = moves_of(pieces, other(state.to_move))
+    mine, theirs = (to_move, waiting) if state.to_move == me else (waiting, to_move)
     my_threats = len({m.dst for m in mine if pieces[m.dst[0]][m.dst[1]] != EMPTY})
     their_threats = len({m.dst for m in theirs if pieces[m.dst[0]][m.dst[1]] != EMPTY})
     value = CAPTURE * (state.captures[me - 1] - state.captures[you - 1])

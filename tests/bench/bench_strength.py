@@ -193,6 +193,41 @@ def mcts_row(games: int, sims: int) -> str:
                 0.70, time.perf_counter() - started))
 
 
+def rules_speed(count: int = 150) -> list[str]:
+    """Legal-move generation and apply per second for every game, on
+    positions sampled from random games (fresh copies: no cached moves)."""
+    import dataclasses
+    lines = [f"{'rules speed (random positions)':<44}{'legal/s':>12}{'apply/s':>12}"]
+    for game, board, players in (("cantris", "8x4-1.txt", 2), ("cantris", "10x5-1.txt", 2),
+                                 ("tessella", "standard.txt", 2), ("blackhole", "standard.txt", 2),
+                                 ("quoridor", "standard-2p.txt", 2), ("tsuro", "empty.txt", 4)):
+        rng = random.Random(7)
+        states = []
+        while len(states) < count:
+            state = initial(game, board, players, rng.randrange(10**6))
+            for _ in range(rng.randrange(60)):
+                after, _ = state.apply(state.current_player(), rng.choice(list(state.legal_decisions())))
+                if after.is_terminal():
+                    break
+                state = after
+            states.append(state)
+        moves = [rng.choice(list(s.legal_decisions())) for s in states]
+
+        def best_rate(fn) -> float:
+            """Calls per second, the best of five rounds (a busy machine only slows)."""
+            rates = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                fn()
+                rates.append(count / (time.perf_counter() - t0))
+            return max(rates)
+
+        legal = best_rate(lambda: [dataclasses.replace(s).legal_decisions() for s in states])
+        apply = best_rate(lambda: [s.apply(s.current_player(), m) for s, m in zip(states, moves)])
+        lines.append(f"{game + ' ' + board:<44}{legal:>12,.0f}{apply:>12,.0f}")
+    return lines
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("positional", nargs="?", help=argparse.SUPPRESS)  # run.py passes its args on
@@ -204,6 +239,8 @@ def main(argv: list[str]) -> int:
                         help="strong's node budget per move (default: NODES, per game)")
     parser.add_argument("--only", choices=sorted(GAMES), help="one game only")
     args = parser.parse_args(argv)
+    if not args.only:
+        print("\n".join(rules_speed()), end="\n\n")
     nodes = {game: args.nodes or NODES[game] for game in GAMES}
     print("strong players: nodes per move " + ", ".join(f"{g} {n}" for g, n in nodes.items())
           + "; seats alternated/rotated, boards from boards/")
