@@ -93,18 +93,17 @@ def key_of(state: QuoridorState):
 
 
 def choose(state: QuoridorState, budget: Budget, rng=None):
-    """The decision for the player to move; ``rng`` (seeded from state.json)
-    breaks ties between equally good moves, so games vary but replay."""
+    """The decision for the player to move (deterministic: ``rng`` is unused)."""
     me = state.turn
     legal = state.legal_decisions()
     if len(legal) == 1:
         return legal[0]
     if not [p for p in state.active() if p != me]:
         return pawn_moves(state, me)[0]  # alone on the board: run
-    search = AlphaBeta(me, evaluate, budget, moves=moves_of, key=key_of)
-    if rng is not None:
-        search.shuffle_root(rng)
-    return search.search(state).decision
+    # No random tie-breaks: between equally valued moves the step along its
+    # own shortest path (listed first) must win, or it dithers while a rival
+    # who still holds walls looks able to undo any progress.
+    return AlphaBeta(me, evaluate, budget, moves=moves_of, key=key_of).search(state).decision
 
 
 def play_games(step: int, player: int) -> None:

@@ -6,7 +6,8 @@ take minutes and not hours.  Seats alternate (two players) or rotate (Tsuro),
 boards cycle through boards/<game>/, seeds are fixed: the same command prints
 the same table when strong runs on a node budget (the default here).
 
-  strong vs greedy      every two-player game       (issue: >= 90% wins)
+  strong vs greedy      every two-player game       (issue: >= 90% wins);
+                        Quoridor games open with 4 random pawn moves
   Tsuro 4 players       strong vs three greedy      (issue: >= 60% wins)
   Quoridor vs OpenSpiel strong vs MCTS, random rollouts, 1000 simulations,
                         strong on a time budget equal to MCTS's measured
@@ -105,10 +106,19 @@ def initial(game: str, board: str, players: int, seed: int):
     return g.initial_state(Setup(g.variants[0], players, seed, parsed, settings))
 
 
+OPENING = {"quoridor": 4}
+"""Random pawn moves (seeded) before a Quoridor game: strong and greedy are
+both deterministic there, so without them a series would repeat a handful of games."""
+
+
 def play(game: str, board: str, seats: list[Chooser], seed: int):
     """One game; returns the outcome."""
     state = initial(game, board, len(seats), seed)
     rngs = [random.Random(f"{seed}:{i}") for i in range(len(seats))]
+    opening = random.Random(seed)
+    for _ in range(OPENING.get(game, 0)):
+        pawn = [d for d in state.legal_decisions() if isinstance(d, quoridor.rules.Move)]
+        state, _ = state.apply(state.current_player(), opening.choice(pawn))
     while not state.is_terminal():
         p = state.current_player()
         auto = state.auto_decision()
