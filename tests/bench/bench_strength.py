@@ -261,6 +261,10 @@ def main(argv: list[str]) -> int:
         started = time.perf_counter()
         wdl = series(game, strong(game, nodes[game]), greedy(game), args.games)
         print(row(f"{game} strong vs greedy", wdl, 0.90, time.perf_counter() - started), flush=True)
+    if (not args.only or args.only == "tsuro") and args.games:
+        started = time.perf_counter()
+        wdl = series("tsuro", strong("tsuro", nodes["tsuro"]), greedy("tsuro"), args.games)
+        print(row("tsuro strong vs greedy (2 players)", wdl, 0.90, time.perf_counter() - started), flush=True)
     if (not args.only or args.only == "tsuro") and (args.tsuro_games or args.games):
         started = time.perf_counter()
         wdl = series("tsuro", strong("tsuro", nodes["tsuro"]), greedy("tsuro"),
