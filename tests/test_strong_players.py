@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
