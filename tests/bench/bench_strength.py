@@ -198,6 +198,8 @@ def mcts_row(games: int, sims: int) -> str:
             draws += 1
         else:
             losses += 1
+        print(f"  vs MCTS game {k + 1}/{games}: strong (seat {seat}) {wins}-{draws}-{losses} so far, "
+              f"MCTS {spent['mcts'] / max(1, spent['moves']):.2f} s/move", file=sys.stderr, flush=True)
     per_move = spent["mcts"] / max(1, spent["moves"])
     return (row(f"Quoridor 2p vs MCTS {sims} sims ({per_move:.2f} s/move)", (wins, draws, losses),
                 0.70, time.perf_counter() - started))
