@@ -368,15 +368,15 @@ class QuoridorState(GameState):
         legal = 0
         if self.turn is not None and self.walls_left[self.turn - 1] > 0:
             legal = ALL_WALLS & ~self.blocked
+            # only a wall that may close a loop and crosses someone's shortest
+            # path can cut that player off: two bitset filters, then a path check
             candidates = legal & enclosing_candidates(self.walls)
             if candidates:
-                points = self._touch_points()
-                enclosing = [slot for slot in bits_of(candidates) if may_enclose(slot, points)]
                 risky = 0
                 for _, cut in self._cutter_masks():
                     risky |= cut
-                for slot in enclosing:
-                    if risky >> slot & 1 and self._wall_blocks_someone(slot) is not None:
+                for slot in bits_of(candidates & risky):
+                    if self._wall_blocks_someone(slot) is not None:
                         legal &= ~(1 << slot)
         self._cache["walls"] = legal
         return legal
