@@ -245,7 +245,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("positional", nargs="?", help=argparse.SUPPRESS)  # run.py passes its args on
     parser.add_argument("--games", type=int, default=4, help="games per two-player row (issue: 100)")
     parser.add_argument("--tsuro-games", type=int, default=None, help="Tsuro 4-player games (default: --games)")
-    parser.add_argument("--mcts-games", type=int, default=2, help="games against OpenSpiel MCTS (issue: 50)")
+    parser.add_argument("--mcts-games", type=int, default=1, help="games against OpenSpiel MCTS (issue: 50)")
     parser.add_argument("--mcts-sims", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=None,
                         help="strong's node budget per move (default: NODES, per game)")
