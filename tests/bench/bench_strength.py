@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = {"cantris": cantris.GAME, "tessella": tessella.GAME, "blackhole": blackhole.GAME,
          "quoridor": quoridor.GAME, "tsuro": tsuro.GAME}
 BOARDS = {
-    "cantris": ["6x3-1.txt", "6x3-2.txt", "8x4-1.txt", "8x4-2.txt", "8x4-handout.txt",
-                "10x5-1.txt", "10x5-2.txt"],
+    "cantris": ["6x3-1.txt", "6x3-2.txt", "6x3-3.txt", "8x4-1.txt", "8x4-2.txt",
+                "8x4-handout.txt", "10x5-1.txt", "10x5-2.txt", "10x5-3.txt"],
     "tessella": ["standard.txt", "close-quarters.txt", "capture-drill.txt"],
     "blackhole": ["standard.txt", "edges.txt", "lanes.txt"],
     "quoridor": ["standard-2p.txt", "pocket.txt", "standard-2p.txt+opening.premoves"],
