@@ -48,10 +48,14 @@ class StrongOptions:
 
 
 def parse_options(argv: Sequence[str]) -> StrongOptions:
-    """``--budget=S`` and ``--nodes=N`` from the words before ``<step> <player>``."""
+    """``--budget=S`` and ``--nodes=N`` from the command line.  Only words
+    starting with ``--`` are options: ``<step> <player>`` follow them when the
+    player is spawned per step, and are absent when it is persistent."""
     values: dict[str, Any] = {}
-    for word in argv[:-2] if len(argv) >= 2 else argv:
-        name, _, value = word.lstrip("-").partition("=")
+    for word in argv:
+        if not word.startswith("--"):
+            continue
+        name, _, value = word[2:].partition("=")
         if name == "budget":
             values["budget"] = float(value)
         elif name == "nodes":
@@ -90,7 +94,8 @@ class Budget:
     def for_step(cls, options: StrongOptions, limits: Mapping[str, Any] | None) -> "Budget":
         """The budget for one step, from the options and state.json's limits."""
         soft = float((limits or {}).get("soft_time") or 10.0)
-        age = process_age()
+        # a persistent player's clock starts with the step, not with the process
+        age = 0.0 if os.environ.get("REFEREE_PERSISTENT") == "1" else process_age()
         if options.nodes is not None:
             return cls(options.nodes, None, brake=0.9 * soft - SAFETY_MARGIN - age)
         return cls(None, min(options.budget, soft / 2) - SAFETY_MARGIN - age)

@@ -125,6 +125,7 @@ def test_options_become_argv_words_and_unknown_ones_are_input_errors(tmp_path):
     assert agent.argv[-2:] == ["--budget=0.2", "--nodes=500"]
     assert parse_options([*agent.argv[-2:], "3", "1"]) == StrongOptions(budget=0.2, nodes=500)
     assert parse_options(["3", "1"]) == StrongOptions(budget=1.0, nodes=None)
+    assert parse_options(["--budget=0.2", "--nodes=500"]) == StrongOptions(budget=0.2, nodes=500)  # persistent
     for spec, words in [("builtin:strong?depth=3", "unknown option 'depth'"),
                         ("builtin:strong?budget=fast", "positive number"),
                         ("builtin:strong?nodes=-5", "positive integer"),
