@@ -171,6 +171,34 @@ def _absolutize(words: list[str], base: Path) -> list[str]:
     return out
 
 
+BUILTIN_OPTIONS = {"strong": {"budget": float, "nodes": int}}
+"""Options a built-in player takes as ``builtin:NAME?key=value&...``: the
+strong players' search budget in seconds and in nodes (docs/strong-players.md)."""
+
+
+def builtin_options(name: str, query: str) -> list[str]:
+    """``budget=0.2&nodes=500`` as the argv words ``--budget=0.2 --nodes=500``
+    (passed before ``<step> <player>``), checked here so a typo is an input error."""
+    if not query:
+        return []
+    known = BUILTIN_OPTIONS.get(name, {})
+    words = []
+    for item in query.split("&"):
+        key, eq, value = item.partition("=")
+        if key not in known:
+            allowed = ", ".join(known) or "none"
+            raise InputError(f"builtin:{name}: unknown option {key!r} (options: {allowed})")
+        try:
+            number = known[key](value) if eq else None
+        except ValueError:
+            number = None
+        if number is None or not number > 0:
+            raise InputError(f"builtin:{name}: option {key} needs a positive "
+                             f"{'integer' if known[key] is int else 'number'}, got {value!r}")
+        words.append(f"--{key}={number}")
+    return words
+
+
 def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False) -> Agent:
     """Turn a ``--player`` value into an agent.
 
@@ -188,14 +216,15 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
     if spec == "human":
         return HumanAgent(game, color=color)
     if spec.startswith("builtin:"):
-        name = spec.split(":", 1)[1]
+        name, _, query = spec.split(":", 1)[1].partition("?")
         script = players_dir() / game.name / f"{name}.py"
         if not script.is_file() or name not in builtin_names(game.name):
             choices = ", ".join(builtin_names(game.name)) or "none"
             raise InputError(f"no built-in player {name!r} for {game.name}; choose one of: {choices}")
         # -P: the script's folder is not put on sys.path, so players/<game>/random.py
         # cannot shadow the standard library's random.
-        return ProcessAgent(spec, [sys.executable, "-P", str(script)], game.name, limits)
+        return ProcessAgent(spec, [sys.executable, "-P", str(script), *builtin_options(name, query)],
+                            game.name, limits)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:
         return ProcessAgent(spec, custom, game.name, limits)

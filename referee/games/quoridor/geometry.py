@@ -131,6 +131,49 @@ for _w in WALLS:
         EDGE_CUTTERS[_edge] = EDGE_CUTTERS.get(_edge, 0) | (1 << _w.id)
 
 
+GRID = SIZE + 1
+"""Grid points (wall ends) are ``r*GRID + c`` for r, c in 0..SIZE."""
+
+
+def _grid_points(w: WallGeometry) -> int:
+    """The three grid points a wall runs through (two ends and its middle)."""
+    dr, dc = (w.r2 - w.r1) // 2, (w.c2 - w.c1) // 2
+    return sum(1 << ((w.r1 + k * dr) * GRID + w.c1 + k * dc) for k in range(3))
+
+
+WALL_POINTS = [_grid_points(w) for w in WALLS]
+BORDER_POINTS = sum(1 << (r * GRID + c) for r in range(GRID) for c in range(GRID)
+                    if r in (0, SIZE) or c in (0, SIZE))
+"""Why grid points matter: the walls and the border form a planar drawing,
+and a new wall can only close off a region of squares if it closes a loop in
+that drawing, which needs it to touch the drawing at two or more of its three
+points.  A wall touching it at most once is never a path check."""
+
+
+def _touching(w: WallGeometry) -> int:
+    """Walls sharing at least one grid point with ``w`` (itself excluded)."""
+    return sum(1 << v.id for v in WALLS if v.id != w.id and WALL_POINTS[v.id] & WALL_POINTS[w.id])
+
+
+TOUCHING = [_touching(w) for w in WALLS]
+ON_BORDER = sum(1 << w.id for w in WALLS if WALL_POINTS[w.id] & BORDER_POINTS)
+"""Walls with an end on the border (a wall is too short to touch it twice)."""
+
+
+def _byte_tables(items: list) -> list[list[tuple]]:
+    """``table[k][b]``: the items whose index bits are set in byte ``b`` of
+    byte-position ``k``; turns a bitset into a list 8 bits at a time."""
+    return [[tuple(items[8 * k + i] for i in range(8) if b >> i & 1 and 8 * k + i < len(items))
+             for b in range(256)] for k in range((len(items) + 7) // 8)]
+
+
+STEP_CUTTERS: dict[int, int] = {}
+"""The walls cutting a step, keyed ``from * 128 + to`` (both directions): an
+int key, as this lookup runs once per step of every path checked."""
+for (_a, _b), _bits in EDGE_CUTTERS.items():
+    STEP_CUTTERS[_a * 128 + _b] = STEP_CUTTERS[_b * 128 + _a] = _bits
+
+
 def bits_of(mask: int):
     """The indices of the set bits, lowest first."""
     while mask:

@@ -13,8 +13,9 @@ from typing import Any, Iterable, Union
 from referee.core.game import Event, GameState, Outcome
 
 from .geometry import (
-    ALL_WALLS, COL, CONFLICTS, DELTA, DIRECTIONS, EDGE_CUTTERS, OPEN_EMPTY, PERPENDICULAR,
-    ROW, SIZE, WALLS, bits_of, coords, on_board, square, wall_id,
+    ALL_WALLS, BORDER_POINTS, COL, CONFLICTS, DELTA, DIRECTIONS, ON_BORDER, STEP_CUTTERS,
+    OPEN_EMPTY, PERPENDICULAR, ROW, SIZE, TOUCHING, WALL_POINTS, WALLS, _byte_tables, bits_of,
+    coords, on_board, square, wall_id,
 )
 
 START = {1: (8, 4), 2: (0, 4), 3: (4, 0), 4: (4, 8)}
@@ -76,12 +77,25 @@ PASS = Pass()
 Decision = Union[Move, Wall, Pass]
 
 WALL_DECISIONS = [Wall(w.r1, w.c1, w.r2, w.c2) for w in WALLS]
-_MOVES: dict[tuple[int, int], Move] = {}
+_WALL_BYTES = _byte_tables(WALL_DECISIONS)
+
+
+def wall_decisions(mask: int) -> list[Wall]:
+    """The Wall decisions of a bitset of slots, lowest slot first (a byte at a time)."""
+    found: list[Wall] = []
+    for table in _WALL_BYTES:
+        if mask & 255:
+            found += table[mask & 255]
+        mask >>= 8
+    return found
+_MOVES: dict[int, Move] = {}
+_DELTAS = tuple(DELTA[d] for d in DIRECTIONS)
+_SIDES = tuple(PERPENDICULAR[d] for d in DIRECTIONS)
 
 
 def move_decision(src: int, dst: int) -> Move:
     """The (shared) Move object for a step between two square indices."""
-    key = (src, dst)
+    key = src * 128 + dst
     found = _MOVES.get(key)
     if found is None:
         found = _MOVES[key] = Move(*coords(src), *coords(dst))
@@ -97,14 +111,48 @@ def expand(frontier: int, opens: tuple[int, int, int, int]) -> int:
 
 
 def reaches(start: int, goal: int, opens: tuple[int, int, int, int]) -> bool:
-    """Whether square ``start`` can reach the ``goal`` mask (pawns ignored)."""
-    seen = 1 << start
+    """Whether square ``start`` can reach the ``goal`` mask (pawns ignored).
+
+    The flood fill grows only from the squares found last (the frontier):
+    ``expand`` inlined, as this is the inner loop of wall legality."""
+    up, down, left, right = opens
+    seen = frontier = 1 << start
     while not seen & goal:
-        grown = expand(seen, opens)
-        if grown == seen:
+        grown = (((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
+                 | ((frontier & left) >> 1) | ((frontier & right) << 1))
+        frontier = grown & ~seen
+        if not frontier:
             return False
-        seen = grown
+        seen |= frontier
     return True
+
+
+def touch_points(walls: int) -> int:
+    """Grid points on the border or on a placed wall (see geometry.WALL_POINTS)."""
+    points = BORDER_POINTS
+    for slot in bits_of(walls):
+        points |= WALL_POINTS[slot]
+    return points
+
+
+def enclosing_candidates(walls: int) -> int:
+    """Bitset of the slots touching the border and the placed ``walls`` at two
+    or more points, counted per touched wall (so an over-estimate, never an
+    under-estimate, of :func:`may_enclose`): cheap bit operations per placed
+    wall instead of a check per slot."""
+    once, twice = ON_BORDER, 0
+    for slot in bits_of(walls):
+        touched = TOUCHING[slot]
+        twice |= once & touched
+        once |= touched
+    return twice
+
+
+def may_enclose(slot: int, points: int) -> bool:
+    """Whether wall ``slot`` touches the walls and border (``points``) at two or
+    more points: only such a wall can cut a pawn off from its goal."""
+    touching = WALL_POINTS[slot] & points
+    return touching & (touching - 1) != 0
 
 
 def shortest_path(start: int, goal: int, opens: tuple[int, int, int, int]) -> list[int] | None:
@@ -114,23 +162,30 @@ def shortest_path(start: int, goal: int, opens: tuple[int, int, int, int]) -> li
     Deterministic: among equally short paths it ends on the lowest goal
     square and steps back through the first open direction (up, down, left,
     right), so players and tests built on it are reproducible."""
+    up, down, left, right = opens
     layers = [1 << start]
-    seen = layers[0]
-    while not layers[-1] & goal:
-        grown = expand(layers[-1], opens) & ~seen
-        if not grown:
+    seen = frontier = layers[0]
+    while not frontier & goal:
+        frontier = (((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
+                    | ((frontier & left) >> 1) | ((frontier & right) << 1)) & ~seen
+        if not frontier:
             return None
-        layers.append(grown)
-        seen |= grown
-    last = layers[-1] & goal
+        layers.append(frontier)
+        seen |= frontier
+    last = frontier & goal
     cur = (last & -last).bit_length() - 1
     path = [cur]
-    up, down, left, right = opens
-    for layer in reversed(layers[:-1]):
-        for prev, open_mask in ((cur - SIZE, down), (cur + SIZE, up), (cur - 1, right), (cur + 1, left)):
-            if 0 <= prev and layer >> prev & 1 and open_mask >> prev & 1:
-                cur = prev
-                break
+    for i in range(len(layers) - 2, -1, -1):
+        layer = layers[i]
+        # the first open way back into the previous layer: from above, below, left, right
+        if cur >= SIZE and (layer & down) >> (cur - SIZE) & 1:
+            cur -= SIZE
+        elif (layer & up) >> (cur + SIZE) & 1:
+            cur += SIZE
+        elif cur >= 1 and (layer & right) >> (cur - 1) & 1:
+            cur -= 1
+        else:
+            cur += 1
         path.append(cur)
     path.reverse()
     return path
@@ -150,8 +205,10 @@ def unreachable_squares(state: "QuoridorState") -> list[tuple[int, int]]:
 def cutters(path: list[int]) -> int:
     """Walls cutting at least one edge of ``path``: only they can disconnect it."""
     bits = 0
-    for a, b in zip(path, path[1:]):
-        bits |= EDGE_CUTTERS[(a, b) if a < b else (b, a)]
+    prev = path[0] * 128
+    for b in path[1:]:
+        bits |= STEP_CUTTERS[prev + b]
+        prev = b * 128
     return bits
 
 
@@ -267,16 +324,18 @@ class QuoridorState(GameState):
         for d in DIRECTIONS:
             if not opens[d] >> here & 1:
                 continue
-            near = here + DELTA[d]
+            delta = _DELTAS[d]
+            near = here + delta
             if not occupied >> near & 1:
                 targets.append(near)
-            elif opens[d] >> near & 1 and not occupied >> (near + DELTA[d]) & 1:
-                targets.append(near + DELTA[d])
+            elif opens[d] >> near & 1 and not occupied >> (near + delta) & 1:
+                targets.append(near + delta)
             else:
-                for side in PERPENDICULAR[d]:
-                    if opens[side] >> near & 1 and not occupied >> (near + DELTA[side]) & 1:
-                        targets.append(near + DELTA[side])
-        return sorted(targets)
+                for side in _SIDES[d]:
+                    if opens[side] >> near & 1 and not occupied >> (near + _DELTAS[side]) & 1:
+                        targets.append(near + _DELTAS[side])
+        targets.sort()
+        return targets
 
     def _cutter_masks(self) -> list[tuple[int, int]]:
         """(player, walls cutting its current shortest path) per active player:
@@ -285,8 +344,15 @@ class QuoridorState(GameState):
             self._cache["cutters"] = [(p, cutters(self.path(p))) for p in self.active()]
         return self._cache["cutters"]
 
+    def _touch_points(self) -> int:
+        if "points" not in self._cache:
+            self._cache["points"] = touch_points(self.walls)
+        return self._cache["points"]
+
     def _wall_blocks_someone(self, slot: int) -> int | None:
         """The first active player ``slot`` would cut off from its goal, if any."""
+        if not may_enclose(slot, self._touch_points()):
+            return None
         opens = None
         for p, cut in self._cutter_masks():
             if cut >> slot & 1:
@@ -302,12 +368,16 @@ class QuoridorState(GameState):
         legal = 0
         if self.turn is not None and self.walls_left[self.turn - 1] > 0:
             legal = ALL_WALLS & ~self.blocked
-            risky = 0
-            for _, cut in self._cutter_masks():
-                risky |= cut
-            for slot in bits_of(legal & risky):
-                if self._wall_blocks_someone(slot) is not None:
-                    legal &= ~(1 << slot)
+            # only a wall that may close a loop and crosses someone's shortest
+            # path can cut that player off: two bitset filters, then a path check
+            candidates = legal & enclosing_candidates(self.walls)
+            if candidates:
+                risky = 0
+                for _, cut in self._cutter_masks():
+                    risky |= cut
+                for slot in bits_of(candidates & risky):
+                    if self._wall_blocks_someone(slot) is not None:
+                        legal &= ~(1 << slot)
         self._cache["walls"] = legal
         return legal
 
@@ -318,7 +388,7 @@ class QuoridorState(GameState):
         if self.turn is not None:
             here = self.pawns[self.turn - 1]
             decisions = [move_decision(here, t) for t in self.pawn_targets(self.turn)]
-            decisions += [WALL_DECISIONS[slot] for slot in bits_of(self.legal_walls())]
+            decisions += wall_decisions(self.legal_walls())
             if not decisions:
                 decisions = [PASS]
         self._cache["legal"] = decisions

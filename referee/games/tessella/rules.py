@@ -75,37 +75,62 @@ Decision = Union[Move, Pass]
 def _first_piece(pieces: Pieces, start: Cell, direction: Cell) -> Cell | None:
     """The first occupied cell beyond ``start`` along ``direction``, past only
     empty cells; None when the board's edge comes first."""
-    r, c = start[0] + direction[0], start[1] + direction[1]
-    while on_board((r, c)):
+    for r, c in RAYS[start][direction]:
         if pieces[r][c] != EMPTY:
             return (r, c)
-        r, c = r + direction[0], c + direction[1]
     return None
+
+
+def _ray(start: Cell, direction: Cell) -> tuple[Cell, ...]:
+    cells = []
+    r, c = start[0] + direction[0], start[1] + direction[1]
+    while on_board((r, c)):
+        cells.append((r, c))
+        r, c = r + direction[0], c + direction[1]
+    return tuple(cells)
+
+
+RAYS: dict[Cell, dict[Cell, tuple[Cell, ...]]] = {
+    cell: {d: _ray(cell, d) for d in LINES} for cell in CELLS}
+"""Per cell and line direction, the cells beyond it to the board's edge:
+move generation is the inner loop of a search, so the geometry is computed once."""
+RAY_PAIRS: dict[Cell, tuple[tuple[tuple[Cell, ...], tuple[Cell, ...]], ...]] = {
+    cell: tuple((RAYS[cell][(dr, dc)], RAYS[cell][(-dr, -dc)]) for dr, dc in LINES) for cell in CELLS}
+"""Per cell, (ahead, behind) rays for each line direction in LINES order."""
+NEIGHBOURS: dict[Cell, tuple[Cell, ...]] = {
+    cell: tuple((cell[0] + dr, cell[1] + dc) for dr, dc in STEPS[shape(cell)]
+                if on_board((cell[0] + dr, cell[1] + dc)))
+    for cell in CELLS}
+"""The cells a piece on each cell may step to, in STEPS order."""
 
 
 def captures_from(pieces: Pieces, src: Cell) -> list[Move]:
     """Every capture by the piece on ``src``: along each line, the first piece
     behind it is its own (the backer) and the first piece ahead an enemy."""
     owner = pieces[src[0]][src[1]]
+    enemy = other(owner)
     moves = []
-    for dr, dc in LINES:
-        ahead = _first_piece(pieces, src, (dr, dc))
-        if ahead is None or pieces[ahead[0]][ahead[1]] != other(owner):
+    for ahead, behind in RAY_PAIRS[src]:
+        for r, c in ahead:
+            found = pieces[r][c]
+            if found != EMPTY:
+                break
+        else:
             continue
-        behind = _first_piece(pieces, src, (-dr, -dc))
-        if behind is not None and pieces[behind[0]][behind[1]] == owner:
-            moves.append(Move(src, ahead))
+        if found != enemy:
+            continue
+        for br, bc in behind:
+            backer = pieces[br][bc]
+            if backer != EMPTY:
+                if backer == owner:
+                    moves.append(Move(src, (r, c)))
+                break
     return moves
 
 
 def steps_from(pieces: Pieces, src: Cell) -> list[Move]:
     """Steps to empty neighbours: all 8 from an octagon, the 4 orthogonal from a square."""
-    moves = []
-    for dr, dc in STEPS[shape(src)]:
-        dst = (src[0] + dr, src[1] + dc)
-        if on_board(dst) and pieces[dst[0]][dst[1]] == EMPTY:
-            moves.append(Move(src, dst))
-    return moves
+    return [Move(src, dst) for dst in NEIGHBOURS[src] if pieces[dst[0]][dst[1]] == EMPTY]
 
 
 def pieces_of(pieces: Pieces, player: int) -> list[Cell]:
@@ -114,8 +139,12 @@ def pieces_of(pieces: Pieces, player: int) -> list[Cell]:
 
 def moves_of(pieces: Pieces, player: int) -> list[Move]:
     """Every move of ``player``, pieces in row-major order, each piece's steps then captures."""
-    return [move for src in pieces_of(pieces, player)
-            for move in steps_from(pieces, src) + captures_from(pieces, src)]
+    moves: list[Move] = []
+    for src in CELLS:
+        if pieces[src[0]][src[1]] == player:
+            moves += steps_from(pieces, src)
+            moves += captures_from(pieces, src)
+    return moves
 
 
 def is_capture(pieces: Pieces, move: Move) -> bool:
