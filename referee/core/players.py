@@ -79,7 +79,8 @@ class ProcessAgent:
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
         env = dict(os.environ)
-        env.update(REFEREE_STEP=str(step), REFEREE_PLAYER=str(player), REFEREE_GAME=self.game)
+        env.update(REFEREE_STEP=str(step), REFEREE_PLAYER=str(player), REFEREE_GAME=self.game,
+                   REFEREE_PERSISTENT="0")  # the SDKs' run() loops only when this says 1
         out, err = workdir / "stdout.txt", workdir / "stderr.txt"
         if self.host is not None and self.persistent:
             env["REFEREE_PERSISTENT"] = "1"

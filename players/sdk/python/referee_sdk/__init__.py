@@ -144,7 +144,7 @@ def run(play_games: Callable[..., Any]) -> None:
         else:
             play_games(step)
 
-    if os.environ.get("REFEREE_PERSISTENT") == "1" and len(sys.argv) < 3:
+    if os.environ.get("REFEREE_PERSISTENT") == "1":
         player = int(os.environ["REFEREE_PLAYER"])
         for line in sys.stdin:
             words = line.split()
