@@ -22,6 +22,7 @@ from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.rng import derived_rng
 from referee.core.runner import Limits
+from referee.core.settings import load_yaml
 from referee.games import get_game
 
 from .formats import FORMATS, swiss_max_rounds
@@ -115,8 +116,10 @@ class _Reader:
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
         try:
-            self.data = yaml.safe_load(text)
+            self.data = load_yaml(text)  # strict: 0_0, +1, 1e3 stay text and are refused
             self.tree = yaml.compose(text)
+        except ValueError as exc:  # a number PyYAML itself cannot take
+            raise InputError(f"not valid YAML: {exc}", str(path)) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", str(path),
