@@ -147,7 +147,7 @@ def test_config_file_gives_every_option_and_flags_override(tmp_path):
     assert [p["name"] for p in match["players"]] == ["alice", "bob"]
     (tmp_path / "bad.yaml").write_text("players: [a, b]\nplyers: 3\n")
     proc = referee("play", "cantris", "--config", "bad.yaml", cwd=tmp_path)
-    assert proc.returncode == 2 and "bad.yaml: unknown key 'plyers'" in proc.stderr
+    assert proc.returncode == 2 and "bad.yaml:2: unknown key 'plyers'; known keys: " in proc.stderr
 
 
 def test_existing_output_folder_is_not_overwritten_without_replace(finished):

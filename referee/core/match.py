@@ -299,7 +299,7 @@ class Match:
         try:
             decision = self.game.parse_decision(state, reply.text)
         except Exception as exc:  # DecisionError; a game bug must not kill the match either
-            return Verdict.MALFORMED, f"{raw[:80]!r}: {exc}" + self._hint(), None
+            return Verdict.MALFORMED, f"{raw[:80]!r}: {exc}" + self._hint(str(exc)), None
         reason = state.illegal_reason(decision)
         if reason:
             return Verdict.ILLEGAL, f"{raw[:80]!r}: {reason}" + self._legal_hint(state), None
@@ -307,8 +307,13 @@ class Match:
             return Verdict.LATE, f"took {reply.run.wall_s:.2f} s, soft limit {limits.soft_time:g} s", decision
         return Verdict.OK, None, decision
 
-    def _hint(self) -> str:
-        return f" (expected {self.game.decision_help})" if self.game.decision_help else ""
+    def _hint(self, message: str = "") -> str:
+        """The decision format, unless the codec's message already says what
+        was expected (then it would be said twice)."""
+        help_text = self.game.decision_help
+        if not help_text or help_text in message or "expected" in message.lower():
+            return ""
+        return f" (expected {help_text})"
 
     @staticmethod
     def _legal_hint(state: GameState) -> str:
