@@ -242,6 +242,23 @@ def replay(match_dir: Path, step: int | None, verify: bool, html: Path | None, c
     replay_mod.interactive(game_replay, color)
 
 
+@main.command()
+@click.argument("match_dir", type=click.Path(path_type=Path))
+@click.option("--step", type=int, required=True, help="The step to run again.")
+@click.option("--player", "command", metavar="CMD",
+              help="Run this command instead of the seat's own (e.g. your fixed program).")
+@click.option("--scratch", type=click.Path(path_type=Path),
+              help="Folder to rebuild the seat's files in (default: a new temporary folder).")
+@click.option("--color/--no-color", default=None)
+def rerun(match_dir: Path, step: int, command: str | None, scratch: Path | None,
+          color: bool | None) -> None:
+    """Run one seat's step of a match again, in a copy of its folder as it was."""
+    from referee import rerun as rerun_mod
+
+    result = rerun_mod.rerun(match_dir, step, command, scratch)
+    click.echo(rerun_mod.report(result, sys.stdout.isatty() if color is None else color))
+
+
 @main.command("new-player")
 @click.argument("game")
 @click.argument("directory", type=click.Path(path_type=Path))
