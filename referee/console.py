@@ -51,8 +51,9 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
         decision = own.splitlines()[0][:60] if own else "-"
     else:
         decision = record.get("applied") or own or "-"
+    verdict = "RESIGNED" if record.get("resigned") else record["verdict"]
     parts = [f"step {record['step']:>3}", f"player {player} ({names[player - 1]})",
-             f"{decision}", record["verdict"]]
+             f"{decision}", verdict]
     if record.get("auto"):
         parts[-1] += " (automatic)"
     if record.get("wall_ms"):
@@ -60,7 +61,7 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
     line = "  ".join(parts)
     if record.get("message"):
         line += f"\n    {record['message']}"
-        if record.get("fault") and not substitute:
+        if record.get("fault") and not substitute and not record.get("resigned"):
             line += f"  -> {record['fault']}"
     if substitute:
         line += f"\n    -> played instead (random policy): {record.get('applied')}"

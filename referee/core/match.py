@@ -209,7 +209,7 @@ class Match:
             print(f"referee: warning: {warning}", file=sys.stderr)
         self.observer.start(p, state)
         step = 0
-        forfeit: tuple[int, Verdict] | None = None
+        forfeit: tuple[int, Verdict | None] | None = None
         try:
             while not state.is_terminal() and forfeit is None:
                 player = state.current_player()
@@ -259,6 +259,8 @@ class Match:
         workdir = self.folder.seat_dir(player)
         self._write_player_files(workdir, step, player, state)
         reply = p.agents[player - 1].decide(workdir, step, player, state)
+        if reply.resigned:
+            return self._resign(step, player, state, record)
         verdict, message, decision = self._judge(reply, state)
         run = reply.run
         record.update(decision=None if reply.text is None else reply.text[:200],
@@ -344,11 +346,22 @@ class Match:
         record.update(fault="forfeit", applied=None, events=[{"type": "forfeit", "player": player}])
         return state, record, (player, verdict)
 
-    def _forfeit_outcome(self, state: GameState, loser: int, verdict: Verdict) -> Outcome:
+    def _resign(self, step: int, player: int, state: GameState, record: dict[str, Any]):
+        """A human resigned (quit, Ctrl-C): the match ends, the others win.
+        Logged as a forfeit so replay and verify need nothing new."""
+        self._count(player, Verdict.NO_DECISION)
+        self.status[player] = "resigned"
+        record.update(decision=None, verdict=Verdict.NO_DECISION.value, resigned=True,
+                      message=f"step {step}, player {player} resigned", fault="forfeit",
+                      applied=None, events=[{"type": "resign", "player": player}])
+        return state, record, (player, None)
+
+    def _forfeit_outcome(self, state: GameState, loser: int, verdict: Verdict | None) -> Outcome:
         others = tuple(pid for pid in self.status if pid != loser and self.status[pid] == "active")
         winner = others[0] if len(others) == 1 else None
+        why = "resigned" if verdict is None else f"forfeited ({verdict.value})"
         return Outcome(winner, (others, (loser,)) if others else ((loser,),), state.scores(),
-                       f"player {loser} forfeited ({verdict.value})")
+                       f"player {loser} {why}")
 
     def _count(self, player: int, verdict: Verdict) -> None:
         self.verdicts[player][verdict.value] += 1
