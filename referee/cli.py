@@ -184,12 +184,17 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     prepared = prepare(spec)
     show_output = conf_flag(show_output, "show_output")
     if quiet:
-        result = Match(prepared, ConsoleObserver(boards=False, show_output=True) if show_output
-                       else Observer()).run()
-        if not show_output:
-            click.echo(format_result(result, prepared.names))
+        observer = ConsoleObserver(boards=False, show_output=True) if show_output else Observer()
     else:
-        Match(prepared, ConsoleObserver(boards=True, color=color, show_output=show_output)).run()
+        observer = ConsoleObserver(boards=True, color=color, show_output=show_output)
+    try:
+        result = Match(prepared, observer).run()
+    except KeyboardInterrupt:  # Ctrl-C while a program ran (at a human's prompt it resigns)
+        click.echo(f"\nreferee: interrupted; the log so far is in {prepared.out} "
+                   "(unfinished: no result)", err=True)
+        sys.exit(130)
+    if quiet and not show_output:
+        click.echo(format_result(result, prepared.names))
 
 
 @main.command()

@@ -100,3 +100,24 @@ def test_an_illegal_line_is_refused_and_the_next_legal_one_accepted(tmp_path):
     reply = agent.decide(tmp_path, 1, 1, state)
     assert reply.text == "1 0\n" and not reply.resigned
     assert screen.getvalue().count("not accepted:") == 2
+
+
+def test_ctrl_c_while_a_program_thinks_stops_without_a_traceback(tmp_path, make_player):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    sleeper = make_player("sleeper", "import time\nopen('started', 'w').close()\ntime.sleep(60)\n")
+    exe = Path(sys.executable).with_name("referee")
+    proc = subprocess.Popen([str(exe), "play", "cantris", "--player", sleeper, "--player", "human",
+                             "--out", tmp_path / "m", "--no-color"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = tmp_path / "m" / "players" / "p1" / "started"
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "referee: interrupted; the log so far is in" in err
