@@ -153,16 +153,19 @@ def interactive(replay: GameReplay, color: bool = False) -> None:
             print(replay.game.render(state, None, color))
         _print_result(replay)
         return
-    i = 0
+    i, shown = 0, None
     while True:
-        record, state = all_frames[i]
-        print(describe(record, last))
-        print(replay.game.render(state, None, color))
-        if i == last:
-            _print_result(replay)
+        if shown != i:  # after a refused command the message stays on screen, not the board again
+            record, state = all_frames[i]
+            print(describe(record, last))
+            print(replay.game.render(state, None, color))
+            if i == last:
+                _print_result(replay)
+            shown = i
         try:
             command = input("[n]ext [p]rev [j K] jump [q]uit > ").strip().lower()
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):
+            print()
             return
         if command in ("q", "quit"):
             return
