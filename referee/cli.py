@@ -30,8 +30,11 @@ class Group(click.Group):
         except InputError as exc:
             fail(exc)
         except Exception as exc:
-            from referee.core.match import RefereeError
+            from referee.core.match import MatchFolderError, RefereeError
 
+            if isinstance(exc, MatchFolderError):
+                click.echo(f"referee: error: {exc}", err=True)
+                sys.exit(4)
             if not isinstance(exc, RefereeError):
                 raise
             click.echo(f"referee: {exc}", err=True)
@@ -62,6 +65,7 @@ PLAY_KEYS = {
     "quiet": "true: print only the result (--quiet)",
     "color": "true/false: colour the boards (--color/--no-color)",
     "show_output": "true: print each step's stdout/stderr (--show-output)",
+    "sandbox": "auto, bwrap or none: run players in a bubblewrap sandbox (--sandbox)",
 }
 """Every key a ``--config`` file may hold, with what it means (docs/config.md
 repeats this table; a test keeps the two in step)."""
@@ -134,10 +138,12 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--replace", is_flag=True, default=None, help="Overwrite --out if it exists.")
 @click.option("--color/--no-color", default=None, help="Colour the boards (default: on a terminal).")
 @click.option("--show-output", is_flag=True, default=None, help="Print each step's stdout/stderr.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default=None,
+              help="Run players in a bubblewrap sandbox (auto: where it starts; default).")
 def play(game: str | None, players: tuple[str, ...], board: Path | None, variant: str | None,
          seed: int | None, out: Path | None, quiet: bool | None, time_limit: float | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool | None,
-         color: bool | None, show_output: bool | None) -> None:
+         color: bool | None, show_output: bool | None, sandbox: str | None) -> None:
     """Play one match of GAME and write its folder (GAME may come from --config)."""
     from referee.console import ConsoleObserver, format_result
     from referee.core.match import Match, MatchSpec, Observer, prepare
@@ -180,7 +186,8 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                      seed=seed if seed is not None else conf.get("seed"),
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
                      settings=settings, limits=limits, names=conf.get("names"),
-                     quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base)
+                     quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
+                     sandbox=sandbox or str(conf.get("sandbox") or "auto"))
     prepared = prepare(spec)
     show_output = conf_flag(show_output, "show_output")
     if quiet:
@@ -229,14 +236,17 @@ def replay(match_dir: Path, step: int | None, verify: bool, html: Path | None, c
 
     if color is None:
         color = sys.stdout.isatty()
-    game_replay = replay_mod.load(match_dir)
     if verify:
-        problem = replay_mod.verify(game_replay)
-        if problem:
-            click.echo(f"{match_dir}: verification FAILED: {problem}", err=True)
+        from referee.verify import verify_folder
+
+        report = verify_folder(match_dir)
+        if not report.ok:
+            head = "UNFINISHED" if report.unfinished else "verification FAILED"
+            click.echo(f"{match_dir}: {head}: {report.message}", err=True)
             sys.exit(1)
-        click.echo(f"{match_dir}: verified {len(game_replay.records)} steps, every state hash matches")
+        click.echo(f"{match_dir}: {report.message}")
         return
+    game_replay = replay_mod.load(match_dir)
     if html:
         replay_mod.write_html(game_replay, html)
         click.echo(f"wrote {html}")

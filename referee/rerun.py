@@ -109,15 +109,19 @@ def write_view(view: SeatView, folder: Path) -> None:
 
 
 def scratch_folder(given: Path | None, step: int, player: int) -> Path:
-    """An empty folder to run in: ``given`` (created; must be empty) or a new
-    temporary one that is kept, so the student can look inside."""
+    """The seat folder to run in, ``players/p<id>/`` as in a match folder (the
+    decision is read the way the match reads it) under ``given`` (created;
+    must be new or empty) or under a new temporary folder, kept so the
+    student can look inside."""
     if given is None:
-        return Path(tempfile.mkdtemp(prefix=f"referee-rerun-step{step}-p{player}-"))
-    given = Path(given)
-    if given.exists() and (not given.is_dir() or any(given.iterdir())):
-        raise InputError("the scratch folder must be new or empty", str(given))
-    given.mkdir(parents=True, exist_ok=True)
-    return given
+        root = Path(tempfile.mkdtemp(prefix=f"referee-rerun-step{step}-p{player}-"))
+    else:
+        root = Path(given)
+        if root.exists() and (not root.is_dir() or any(root.iterdir())):
+            raise InputError("the scratch folder must be new or empty", str(root))
+    seat = root / "players" / f"p{player}"
+    seat.mkdir(parents=True, exist_ok=True)
+    return seat
 
 
 def seat_agent(game_replay: replay_mod.GameReplay, player: int, command: str | None) -> ProcessAgent:

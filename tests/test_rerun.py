@@ -69,7 +69,9 @@ def test_rerun_command_recreates_the_folder_runs_the_seat_and_agrees_with_the_ma
     assert proc.returncode == 0, proc.stderr
     # The rerun was witnessed too: it saw the very files the match gave it.
     assert files_under(seen / "p2" / f"step_{step}-again") == files_under(seen / "p2" / f"step_{step}")
-    assert (scratch / "Board.txt").read_bytes() == (seen / "p2" / f"step_{step}" / "Board.txt").read_bytes()
+    seat = scratch / "players" / "p2"
+    assert f"rebuilt in {seat}" in proc.stdout
+    assert (seat / "Board.txt").read_bytes() == (seen / "p2" / f"step_{step}" / "Board.txt").read_bytes()
     # Seeded from state.json, the random player decides the same again.
     assert f"decision.txt: {record['decision'].strip()!r}" in proc.stdout
     assert "verdict: OK" in proc.stdout

@@ -2,6 +2,7 @@
 editor) never sees half a file, and a killed referee never leaves one."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -19,14 +20,25 @@ def write_plain(path: Path, text: str) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
+    """Replace ``path`` atomically; on any error (disk full) the temporary
+    file is removed and the old file, if any, is left as it was."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def yaml_text(data: Any) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 
 def write_yaml(path: Path, data: Any) -> None:
-    write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    write_text(path, yaml_text(data))
 
 
 def canonical_json(data: Any) -> str:

@@ -6,8 +6,11 @@ file but the log is replaced atomically, and the log is one JSON line per step,
 flushed as soon as the step is decided."""
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any, Iterator
@@ -23,11 +26,22 @@ def state_hash(game: Game, state: GameState) -> str:
     return hashlib.sha256(files.canonical_json(state.to_json()).encode()).hexdigest()[:16]
 
 
+def line_hash(line: bytes) -> str:
+    """The hash of one log line (without its newline), chained into the next."""
+    return hashlib.sha256(line).hexdigest()[:32]
+
+
 class MatchFolder:
+    """Writes a match folder.  ``log.jsonl`` is a hash chain: each line's
+    ``prev`` is the hash of the line before (the first line's, of match.yaml),
+    and result.yaml names the last line's hash and the step count, so a cut,
+    edited or reordered log shows (``replay --verify``)."""
+
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self._log = None
+        self._log: int | None = None
         self._seats: set[int] = set()
+        self.last_hash: str | None = None
 
     @staticmethod
     def text_hash(text: str) -> str:
@@ -39,10 +53,13 @@ class MatchFolder:
         if board_text is not None:
             files.write_text(self.root / "board.txt", board_text)
         self.write_match_yaml(match_yaml)
-        self._log = open(self.root / "log.jsonl", "a", encoding="utf-8", newline="\n")
+        self._log = os.open(self.root / "log.jsonl",
+                            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
 
     def write_match_yaml(self, match_yaml: dict[str, Any]) -> None:
-        files.write_yaml(self.root / "match.yaml", match_yaml)
+        text = files.yaml_text(match_yaml)
+        files.write_text(self.root / "match.yaml", text)
+        self.last_hash = line_hash(text.encode("utf-8"))
 
     def keep_inputs(self, paths: dict[str, str]) -> dict[str, str]:
         """Copy input files named by settings into ``inputs/``; returns the
@@ -64,16 +81,30 @@ class MatchFolder:
         return path
 
     def write_snapshot(self, step: int, text: str) -> None:
-        files.write_plain(self.root / "step_logs" / f"step_{step}.txt", text)
+        files.write_text(self.root / "step_logs" / f"step_{step}.txt", text)
 
     def append_log(self, record: dict[str, Any]) -> None:
+        """Append one whole line, or nothing: a failed or short write (disk
+        full) is cut back off before the error goes up."""
         assert self._log is not None
-        self._log.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self._log.flush()
+        record["prev"] = self.last_hash
+        line = json.dumps(record, separators=(",", ":")).encode("utf-8")
+        end = os.lseek(self._log, 0, os.SEEK_END)
+        try:
+            written = os.write(self._log, line + b"\n")
+            if written != len(line) + 1:
+                raise OSError(errno.ENOSPC, "short write (disk full?)", str(self.root / "log.jsonl"))
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._log, end)
+            if exc.filename is None:
+                exc.filename = str(self.root / "log.jsonl")
+            raise
+        self.last_hash = line_hash(line)
 
     def write_result(self, result: dict[str, Any]) -> None:
         if self._log is not None:
-            self._log.close()
+            os.close(self._log)
             self._log = None
         files.write_yaml(self.root / "result.yaml", result)
 

@@ -19,22 +19,30 @@ from typing import Any, Hashable, Mapping
 from referee import __version__
 from referee.games import get_game
 
-from . import files, settings as settings_mod, views
+from . import files, sandbox as sandbox_mod, seats, settings as settings_mod, views
 from .errors import InputError
 from .game import Game, GameState, Outcome, Setup
 from .log import MatchFolder, state_hash
-from .players import Agent, Reply, make_agent
+from .players import Agent, ProcessAgent, Reply, make_agent
+from .sandbox import Sandbox
+from .seatfiles import SeatFolder
 from .rng import derived_rng
 from .runner import Limits, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
 
 POLICIES = ("forfeit", "eject", "random")
+DECISION_LOGGED = 200  # characters of a decision kept in the log
 OUTPUT_TAIL = 400  # characters of a step's stdout/stderr kept in its log record
 
 
 class RefereeError(Exception):
     """A bug in the referee or a game's code stopped a match (never a player's
     fault).  The match folder keeps everything up to the failing step."""
+
+
+class MatchFolderError(Exception):
+    """The match folder could not be written (disk full, permissions): one
+    line for the user, exit code 4; the log holds only whole lines."""
 
 
 @dataclass
@@ -55,6 +63,8 @@ class MatchSpec:
     color: bool = False
     replace: bool = False
     base_dir: Path = field(default_factory=Path.cwd)
+    sandbox: str = "auto"  # auto | bwrap | none
+    hidden: list[str] = field(default_factory=list)  # more folders players must not see
 
 
 @dataclass
@@ -81,6 +91,7 @@ class Prepared:
     out: Path
     agents: list[Agent]
     names: list[str]
+    sandbox: Sandbox = sandbox_mod.NONE
 
 
 def default_out(game: str, seed: int, root: Path) -> Path:
@@ -138,8 +149,13 @@ def prepare(spec: MatchSpec) -> Prepared:
         if not (out / "match.yaml").is_file():
             raise InputError(f"output folder {out} is not a match folder; --replace only replaces those")
         shutil.rmtree(out)
+    sandbox = sandbox_mod.resolve(spec.sandbox) if any(
+        isinstance(a, ProcessAgent) for a in agents) else sandbox_mod.NONE
+    if sandbox.on and not seats.available():
+        sandbox = sandbox_mod.Sandbox("none", None, "running players without a sandbox: "
+                                      "the sandbox needs the seat host, which REFEREE_RUNNER turned off")
     return Prepared(game, spec, variant, board_text, board_source, setup, limits, policy,
-                    seed, out, agents, names)
+                    seed, out, agents, names, sandbox)
 
 
 class Observer:
@@ -168,7 +184,8 @@ class Match:
         self.verdicts = {pid: {v.value: 0 for v in Verdict} for pid in range(1, n + 1)}
         self.history: list[dict[str, Any]] = []
         self.states: list[GameState] = []
-        self.synced = {pid: 0 for pid in range(1, n + 1)}  # snapshots written per seat
+        self.seats = {pid: SeatFolder(prepared.out, pid, check_snapshots=not prepared.sandbox.on)
+                      for pid in range(1, n + 1)}
         self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.seed,
                                       prepared.names, prepared.limits)
 
@@ -187,6 +204,7 @@ class Match:
             "settings": dict(p.setup.settings),
             "limits": p.limits.to_json(),
             "limits_not_enforced": unsupported_limits(p.limits),
+            "sandbox": p.sandbox.kind,
             "initial_hash": state_hash(self.game, initial),
             "referee": __version__,
             "python": sys.version.split()[0],
@@ -194,6 +212,22 @@ class Match:
         }
 
     def run(self) -> MatchResult:
+        """Play the match; MatchFolderError (one line) if its folder cannot be
+        written, RefereeError for a bug in game code.  Every seat host is
+        closed, whatever happens."""
+        try:
+            return self._run()
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise MatchFolderError(f"cannot write the match folder {self.p.out}: "
+                                   f"{exc.strerror or exc}{where}") from None
+        finally:
+            for agent in self.p.agents:
+                close = getattr(agent, "close", None)
+                if close is not None:
+                    close()
+
+    def _run(self) -> MatchResult:
         p, game = self.p, self.game
         state = game.initial_state(p.setup)
         match_yaml = self._match_yaml(state)
@@ -205,6 +239,11 @@ class Match:
             self.folder.write_match_yaml(match_yaml)
         self.states.append(state)
         self.folder.write_snapshot(0, game.snapshot_text(state, None))
+        hidden = [p.out, *map(Path, p.spec.hidden)]
+        for pid, agent in enumerate(p.agents, start=1):
+            self.seats[pid].create()
+            if isinstance(agent, ProcessAgent):
+                agent.attach(self.seats[pid], p.sandbox, hidden)
         for warning in self._warnings():
             print(f"referee: warning: {warning}", file=sys.stderr)
         self.observer.start(p, state)
@@ -223,7 +262,9 @@ class Match:
                 self.folder.append_log(record)
                 self.folder.write_snapshot(step, game.snapshot_text(state, None))
                 self.observer.step(p, record, state)
-            outcome = self._forfeit_outcome(state, *forfeit) if forfeit else state.outcome()
+            outcome = forfeit_outcome(state, self.status, *forfeit) if forfeit else state.outcome()
+        except OSError:
+            raise
         except Exception as exc:  # a bug in game code: keep the log, say where, stop cleanly
             raise self._internal_error(step, exc) from exc
         result = MatchResult(outcome, self.verdicts, step, p.out)
@@ -238,13 +279,17 @@ class Match:
         files.write_text(report, "".join(traceback.format_exception(exc)))
         self.folder.write_result({"game": self.game.name, "winner": None, "ranking": [],
                                   "scores": None, "reason": f"referee error at step {step}: {exc!r}",
-                                  "steps": step - 1, "verdicts": self.verdicts})
+                                  "steps": step - 1, "verdicts": self.verdicts,
+                                  "last_hash": self.folder.last_hash})
         return RefereeError(f"internal error at step {step} ({exc!r}); the log up to step "
                             f"{step - 1} is kept, details in {report}")
 
     def _warnings(self) -> list[str]:
         missing = unsupported_limits(self.p.limits)
-        return [f"limits not enforced on this platform: {', '.join(missing)}"] if missing else []
+        warnings = [f"limits not enforced on this platform: {', '.join(missing)}"] if missing else []
+        if self.p.sandbox.warning:
+            warnings.append(self.p.sandbox.warning)
+        return warnings
 
     # ----- one step
     def _step(self, step: int, player: int, state: GameState):
@@ -256,14 +301,21 @@ class Match:
             self._count(player, Verdict.OK)
             record.update(decision=None, verdict=Verdict.OK.value, auto=True, wall_ms=0, cpu_ms=0, peak_kb=0)
             return self._apply(step, player, state, auto, record)
-        workdir = self.folder.seat_dir(player)
-        self._write_player_files(workdir, step, player, state)
-        reply = p.agents[player - 1].decide(workdir, step, player, state)
+        seat = self.seats[player]
+        self._write_player_files(seat, step, player, state)
+        repaired = seat.take_repairs()
+        if repaired:
+            record["repaired"] = repaired
+        reply = p.agents[player - 1].decide(seat.path, step, player, state)
         if reply.resigned:
             return self._resign(step, player, state, record)
         verdict, message, decision = self._judge(reply, state)
         run = reply.run
-        record.update(decision=None if reply.text is None else reply.text[:200],
+        if reply.text is not None and len(reply.text) > DECISION_LOGGED:
+            record["decision_cut"] = True
+        if reply.problem:
+            record["file_problem"] = True
+        record.update(decision=None if reply.text is None else reply.text[:DECISION_LOGGED],
                       wall_ms=round(run.wall_s * 1000, 1), cpu_ms=round(run.cpu_s * 1000, 1),
                       peak_kb=run.peak_kb, exit=run.exit_code if run.signal is None else -run.signal)
         if run.orphans_killed:
@@ -348,7 +400,8 @@ class Match:
 
     def _resign(self, step: int, player: int, state: GameState, record: dict[str, Any]):
         """A human resigned (quit, Ctrl-C): the match ends, the others win.
-        Logged as a forfeit so replay and verify need nothing new."""
+        Logged as a forfeit marked ``resigned`` (replay needs nothing new;
+        verify accepts it from a human seat only)."""
         self._count(player, Verdict.NO_DECISION)
         self.status[player] = "resigned"
         record.update(decision=None, verdict=Verdict.NO_DECISION.value, resigned=True,
@@ -356,33 +409,19 @@ class Match:
                       applied=None, events=[{"type": "resign", "player": player}])
         return state, record, (player, None)
 
-    def _forfeit_outcome(self, state: GameState, loser: int, verdict: Verdict | None) -> Outcome:
-        others = tuple(pid for pid in self.status if pid != loser and self.status[pid] == "active")
-        winner = others[0] if len(others) == 1 else None
-        why = "resigned" if verdict is None else f"forfeited ({verdict.value})"
-        return Outcome(winner, (others, (loser,)) if others else ((loser,),), state.scores(),
-                       f"player {loser} {why}")
-
     def _count(self, player: int, verdict: Verdict) -> None:
         self.verdicts[player][verdict.value] += 1
 
     # ----- the player's private folder
-    def _write_player_files(self, workdir: Path, step: int, player: int, state: GameState) -> None:
-        facts = self.facts
-        # Plain writes: the player is not running while its inputs are written.
-        snapshots = workdir / "step_logs"
-        for k in range(self.synced[player], step):
-            files.write_plain(snapshots / f"step_{k}.txt", views.snapshot_view(facts, self.states[k], player))
-        self.synced[player] = step
-        files.write_plain(workdir / "Board.txt", views.board_view(facts, state, player))
-        files.write_plain(workdir / "state.json",
-                          views.state_view(facts, state, step, player, self.status, self.history))
-        try:
-            os.remove(workdir / "decision.txt")
-        except FileNotFoundError:
-            pass
-        except IsADirectoryError:
-            shutil.rmtree(workdir / "decision.txt", ignore_errors=True)
+    def _write_player_files(self, seat: SeatFolder, step: int, player: int, state: GameState) -> None:
+        """The seat's view before its step, written as if its folder were
+        hostile (see seatfiles): links replaced, never followed; old snapshots
+        someone changed written again; any old decision removed."""
+        facts, states = self.facts, self.states
+        seat.write_views(
+            {"Board.txt": views.board_view(facts, state, player),
+             "state.json": views.state_view(facts, state, step, player, self.status, self.history)},
+            snapshot_text=lambda k: views.snapshot_view(facts, states[k], player), upto=step)
 
     def _result_yaml(self, result: MatchResult, state: GameState) -> dict[str, Any]:
         outcome = result.outcome.to_json()
@@ -397,9 +436,22 @@ class Match:
             "players": {pid: {"name": self.p.names[pid - 1], "status": s} for pid, s in self.status.items()},
             "verdicts": {pid: counts for pid, counts in self.verdicts.items()},
             "final_hash": state_hash(self.game, state),
+            "last_hash": self.folder.last_hash,
         }
 
 
 def _tail(reply: Reply) -> str:
     lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
     return f" (stderr: {lines[-1][:160]})" if lines else ""
+
+
+def forfeit_outcome(state: GameState, status: Mapping[int, str], loser: int,
+                    verdict: Verdict | None) -> Outcome:
+    """The result when ``loser`` forfeits (``verdict`` None: a human
+    resigned): the seats still active share the win (the one left, if one),
+    the loser comes last.  Shared with verify."""
+    others = tuple(pid for pid in status if pid != loser and status[pid] == "active")
+    winner = others[0] if len(others) == 1 else None
+    why = "resigned" if verdict is None else f"forfeited ({verdict.value})"
+    return Outcome(winner, (others, (loser,)) if others else ((loser,),), state.scores(),
+                   f"player {loser} {why}")

@@ -12,7 +12,11 @@ from typing import Callable, Hashable, Protocol, TextIO
 
 from .errors import InputError
 from .game import DecisionError, Game, GameState
+from . import seats
 from .runner import Limits, RunResult, run_process
+from .sandbox import Sandbox
+from .seatfiles import SeatFolder
+from .seats import SeatHost
 
 DECISION_FILE = "decision.txt"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
@@ -47,30 +51,51 @@ class Agent(Protocol):
 
 
 class ProcessAgent:
-    """A player program run once per step by :func:`run_process`."""
+    """A player program, run once per step.
+
+    On Linux it runs through its seat's host (:mod:`referee.core.seats`),
+    inside the sandbox when the match has one; elsewhere, or with
+    ``REFEREE_RUNNER`` set to ``direct`` or ``portable``, straight from the
+    referee with :func:`run_process`."""
 
     def __init__(self, name: str, argv: list[str], game: str, limits: Limits) -> None:
         self.name = name
         self.argv = argv
         self.game = game
         self.limits = limits
+        self.seat: SeatFolder | None = None
+        self.host: SeatHost | None = None
+
+    def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path]) -> None:
+        """Give the agent its seat (called by the match before its first step)."""
+        self.seat = seat
+        if seats.available():
+            self.host = SeatHost(seat.path, sandbox, hidden)
+            self.host.start(self.argv)  # a failure shows (and is retried) at the first step
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
         env = dict(os.environ)
         env.update(REFEREE_STEP=str(step), REFEREE_PLAYER=str(player), REFEREE_GAME=self.game)
-        run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits,
-                          workdir / "stdout.txt", workdir / "stderr.txt")
-        return read_decision(workdir / DECISION_FILE, run)
+        argv = [*self.argv, str(step), str(player)]
+        out, err = workdir / "stdout.txt", workdir / "stderr.txt"
+        if self.host is not None:
+            run = self.host.run(argv, env, self.limits, out, err)
+        else:
+            run = run_process(argv, workdir, env, self.limits, out, err)
+        seat = self.seat or SeatFolder(workdir.parents[1], player)
+        return reply_from(*seat.read_decision(DECISION_CAP), run)
+
+    def close(self) -> None:
+        if self.host is not None:
+            self.host.close()
 
 
-def read_decision(path: Path, run: RunResult) -> Reply:
-    try:
-        with open(path, "rb") as f:
-            data = f.read(DECISION_CAP + 1)
-    except FileNotFoundError:
+def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply:
+    """A Reply from the decision file's bytes (see SeatFolder.read_decision)."""
+    if data is None:
         return Reply(None, run)
-    except OSError as exc:
-        return Reply("", run, f"{DECISION_FILE} cannot be read: {exc.strerror or exc}")
+    if problem:
+        return Reply("", run, problem)
     if len(data) > DECISION_CAP:
         return Reply(data[:200].decode("utf-8", "replace"), run,
                      f"{DECISION_FILE} is over {DECISION_CAP // 1024} KiB")

@@ -92,21 +92,31 @@ class RunResult:
         return self.start_error is not None or self.exit_code != 0
 
 
+def rlimit_values(limits: Limits) -> dict[str, int]:
+    """The rlimits a step's process gets, by name (cpu in whole seconds,
+    sizes in bytes); the address-space limit only where it works (Linux)."""
+    values: dict[str, int] = {}
+    cpu = limits.effective_cpu
+    if cpu:
+        values["cpu"] = max(1, math.ceil(cpu))
+    if limits.memory_mb and LINUX:
+        values["as"] = int(limits.memory_mb * 1024 * 1024)
+    if limits.file_size_mb:
+        values["fsize"] = int(limits.file_size_mb * 1024 * 1024)
+    if limits.open_files:
+        values["nofile"] = int(limits.open_files)
+    return values
+
+
 def _rlimit_setter(limits: Limits):
     """The preexec function that applies the rlimits in the child."""
     if resource is None:
         return None
-    pairs: list[tuple[int, int]] = []
-    cpu = limits.effective_cpu
-    if cpu:
-        soft = max(1, math.ceil(cpu))
-        pairs.append((resource.RLIMIT_CPU, soft))
-    if limits.memory_mb and LINUX:
-        pairs.append((resource.RLIMIT_AS, int(limits.memory_mb * 1024 * 1024)))
-    if limits.file_size_mb:
-        pairs.append((resource.RLIMIT_FSIZE, int(limits.file_size_mb * 1024 * 1024)))
-    if limits.open_files:
-        pairs.append((resource.RLIMIT_NOFILE, int(limits.open_files)))
+    which_of = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
+                "nofile": resource.RLIMIT_NOFILE}
+    if hasattr(resource, "RLIMIT_AS"):
+        which_of["as"] = resource.RLIMIT_AS
+    pairs = [(which_of[name], value) for name, value in rlimit_values(limits).items()]
 
     die_with_parent = _pdeathsig()
 

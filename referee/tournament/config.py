@@ -27,8 +27,9 @@ from referee.games import get_game
 from .formats import FORMATS
 
 SEEDINGS = ("config", "random")
+SANDBOXES = ("auto", "bwrap", "none")
 KEYS = ("game", "variant", "players", "boards", "entrants", "format", "seeding", "rounds",
-        "limits", "policy", "settings", "seed", "out")
+        "limits", "policy", "settings", "seed", "out", "sandbox")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class TournamentConfig:
     settings: dict[str, Any]
     seed: int
     out: Path
+    sandbox: str = "auto"
 
     @property
     def base_dir(self) -> Path:
@@ -192,6 +194,7 @@ def load_config(path: Path) -> TournamentConfig:
         limits=_limits(r, game), policy=r.choice("policy", POLICIES, None),
         settings=_settings(r, game), seed=r.get("seed", int, 0),
         out=base / r.get("out", str, f"{path.stem}-results"),
+        sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
     )
     _check_matches(r, config)
     return config
@@ -206,7 +209,7 @@ def match_spec(config: TournamentConfig, seats: tuple[int, ...], board: Path | N
         variant=config.variant, seed=seed, out=out, policy=config.policy,
         settings=config.settings, limits=config.limits,
         names=[config.entrants[e].name for e in seats], quiet=True, replace=True,
-        base_dir=config.base_dir)
+        base_dir=config.base_dir, sandbox=config.sandbox, hidden=[str(config.out.resolve())])
 
 
 def _entrants(r: _Reader, game: Game, base: Path) -> list[Entrant]:

@@ -1,0 +1,286 @@
+"""``replay --verify``: check a whole match folder against the rules.
+
+Everything that can be recomputed from the start position, the seed and the
+players' raw decisions is recomputed and compared: each applied decision (and
+the random policy's substitute), each verdict that depends on legality (OK,
+LATE, MALFORMED, ILLEGAL), events, scores, state hashes, the step snapshots,
+and result.yaml (winner, ranking, scores, reason, step count, verdict counts).
+What cannot be recomputed (timings, exit codes, output) is covered by the
+log's hash chain: each line carries the hash of the line before it, the first
+line the hash of match.yaml, and result.yaml the hash of the last line.  A
+folder without result.yaml is reported as unfinished.
+
+The chain has no secret key: it catches edits, cuts and mix-ups, not a forger
+who recomputes every hash (DESIGN.md; docs/protocol.md says so)."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.core.errors import InputError
+from referee.core.game import GameState
+from referee.core.log import REQUIRED_LOG_KEYS, line_hash, state_hash
+from referee.core.match import forfeit_outcome
+from referee.core.rng import derived_rng
+from referee.core.verdicts import Verdict
+from referee.replay import GameReplay, load
+
+
+@dataclass
+class Report:
+    ok: bool
+    message: str
+    steps: int
+    unfinished: bool = False
+
+
+class Mismatch(Exception):
+    """The first thing in the folder that does not match its recomputation."""
+
+
+def _json(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists...)."""
+    return json.loads(json.dumps(value))
+
+
+def _raw_lines(root: Path) -> list[bytes]:
+    path = root / "log.jsonl"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("missing (is this a match folder?)", str(path)) from None
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif lines:
+        raise Mismatch(f"log.jsonl: its last line is cut off (no newline after step {len(lines)})")
+    return lines
+
+
+def _records(root: Path, lines: list[bytes]) -> list[dict[str, Any]]:
+    records = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            col = getattr(exc, "colno", None)
+            raise InputError(f"not valid JSON: {getattr(exc, 'msg', exc)}", str(root / "log.jsonl"),
+                             number, col) from None
+        if not isinstance(record, dict):
+            raise InputError("expected a JSON object", str(root / "log.jsonl"), number)
+        missing = [k for k in REQUIRED_LOG_KEYS if k not in record]
+        if missing:
+            raise InputError(f"record lacks {', '.join(missing)}", str(root / "log.jsonl"), number)
+        records.append(record)
+    return records
+
+
+def verify_folder(root: Path) -> Report:
+    """Check the match folder ``root``; InputError only for a folder that is
+    not readable as a match folder at all."""
+    root = Path(root)
+    replay = load(root)
+    try:
+        lines = _raw_lines(root)
+        records = _records(root, lines)
+        return _Checker(replay, records, lines).run()
+    except Mismatch as exc:
+        return Report(False, str(exc), 0)
+
+
+class _Checker:
+    def __init__(self, replay: GameReplay, records: list[dict[str, Any]], lines: list[bytes]) -> None:
+        self.replay = replay
+        self.game = replay.game
+        self.records = records
+        self.lines = lines
+        self.match = replay.match
+        self.players = len(replay.match["players"])
+        self.policy = str(replay.match.get("policy") or self.game.default_policy(self.players))
+        self.seed = int(replay.match["seed"])
+        self.status = {pid: "active" for pid in range(1, self.players + 1)}
+        self.counts = {pid: Counter() for pid in range(1, self.players + 1)}
+
+    def run(self) -> Report:
+        game, replay = self.game, self.replay
+        state = replay.initial
+        expected = self.match.get("initial_hash")
+        if expected and state_hash(game, state) != expected:
+            raise Mismatch("step 0: the start position does not match match.yaml's initial_hash")
+        self._snapshot(0, state)
+        prev = line_hash((replay.root / "match.yaml").read_bytes())
+        forfeit: tuple[int, Verdict | None] | None = None
+        for k, (record, line) in enumerate(zip(self.records, self.lines), start=1):
+            if record.get("prev") != prev:
+                if k == 1:
+                    raise Mismatch("step 0: match.yaml was changed after the match was played "
+                                   "(the log's first line holds another hash)")
+                raise Mismatch(f"step {k - 1}: log line {k - 1} was changed after it was written, "
+                               f"or lines were removed or reordered (step {k}'s chained hash differs)")
+            prev = line_hash(line)
+            if forfeit is not None:
+                raise Mismatch(f"step {k}: the log goes on after player {forfeit[0]} forfeited")
+            state, forfeit = self._step(k, record, state)
+        last = len(self.records)
+        result = self.replay.result
+        if result is None:
+            return Report(False, f"unfinished after step {last}: there is no result.yaml", last, True)
+        if result.get("last_hash") != prev:
+            if result.get("steps") != last:
+                raise Mismatch(f"result.yaml: {result.get('steps')} steps, the log has {last} "
+                               "(steps cut off or added)")
+            raise Mismatch(f"step {last}: the last log line was changed after it was written "
+                           "(result.yaml's last_hash differs)")
+        if not state.is_terminal() and forfeit is None:
+            raise Mismatch(f"step {last}: the log ends before the game does")
+        self._result(result, state, forfeit, last)
+        return Report(True, f"verified {last} steps: every decision, verdict, event, score, "
+                            "state hash and snapshot recomputed, the log's hash chain and "
+                            "result.yaml match", last)
+
+    # ----- one step
+    def _step(self, k: int, record: dict[str, Any], state: GameState):
+        game = self.game
+        if record.get("step") != k:
+            raise Mismatch(f"step {k}: the log's record is numbered {record.get('step')}")
+        if state.is_terminal():
+            raise Mismatch(f"step {k}: the game was already over")
+        player = state.current_player()
+        if record.get("player") != player:
+            raise Mismatch(f"step {k}: the log says player {record.get('player')} moved, "
+                           f"but it was player {player}'s turn")
+        try:
+            verdict = Verdict(record.get("verdict"))
+        except ValueError:
+            raise Mismatch(f"step {k}: unknown verdict {record.get('verdict')!r}") from None
+        self.counts[player][verdict.value] += 1
+        resigned = bool(record.get("resigned"))
+        if resigned:
+            self._check_resign(k, record, player, verdict)
+            decision, fault = None, "forfeit"
+        else:
+            decision, fault = self._judge(k, record, state, player, verdict)
+        forfeit = None
+        if decision is not None:
+            new_state, events = state.apply(player, decision)
+            applied = str(decision)
+        elif fault == "eject":
+            new_state, events = state.eject(player)
+            self.status[player] = "ejected"
+            applied = None
+        else:
+            new_state, events = state, [{"type": "resign" if resigned else "forfeit", "player": player}]
+            self.status[player] = "resigned" if resigned else "forfeited"
+            forfeit = (player, None if resigned else verdict)
+            applied = None
+        if record.get("fault") != fault:
+            raise Mismatch(f"step {k}: the log says fault {record.get('fault')!r}, the "
+                           f"{self.policy} policy gives {fault!r}")
+        if record.get("applied") != applied:
+            raise Mismatch(f"step {k}: the log applies {record.get('applied')!r}, "
+                           f"recomputed {applied!r}")
+        if _json(events) != record.get("events"):
+            raise Mismatch(f"step {k}: the log's events differ from the recomputed ones")
+        scores = new_state.scores()
+        if _json(None if scores is None else {str(p): v for p, v in scores.items()}) != record.get("scores"):
+            raise Mismatch(f"step {k}: the log's scores differ from the recomputed ones")
+        got = state_hash(game, new_state)
+        if got != record["hash"]:
+            raise Mismatch(f"step {k}: state hash {record['hash']} in the log, {got} recomputed")
+        self._snapshot(k, new_state)
+        return new_state, forfeit
+
+    def _check_resign(self, k: int, record: dict[str, Any], player: int, verdict: Verdict) -> None:
+        """Only a human at the keyboard resigns, and gives no decision doing so."""
+        seat = self.replay.match["players"][player - 1]
+        if not isinstance(seat, dict) or seat.get("command") != "human":
+            raise Mismatch(f"step {k}: player {player} resigned, but is not a human at the keyboard")
+        if verdict is not Verdict.NO_DECISION or record.get("decision") is not None:
+            raise Mismatch(f"step {k}: a resignation logs no decision and verdict NO_DECISION")
+
+    def _judge(self, k: int, record: dict[str, Any], state: GameState, player: int,
+               verdict: Verdict):
+        """(the decision to apply or None, the fault) as the referee must have
+        decided them, given the verdict; Mismatch where the verdict itself can
+        be recomputed and differs."""
+        raw = record.get("decision")
+        whole = raw is not None and not record.get("decision_cut")
+        if record.get("auto"):
+            auto = state.auto_decision()
+            if auto is None or verdict is not Verdict.OK:
+                raise Mismatch(f"step {k}: an automatic step where the rules allow none")
+            return auto, None
+        parsed = None
+        if whole and not record.get("file_problem"):
+            try:
+                parsed = self.game.parse_decision(state, raw)
+            except Exception:  # noqa: BLE001 - DecisionError, as in the match
+                parsed = None
+        legal = parsed is not None and state.illegal_reason(parsed) is None
+        if verdict.counts:
+            if not whole:
+                raise Mismatch(f"step {k}: verdict {verdict.value} but the decision is not in the log")
+            if parsed is None:
+                raise Mismatch(f"step {k}: verdict {verdict.value}, but {raw.strip()[:60]!r} "
+                               "does not parse")
+            if not legal:
+                raise Mismatch(f"step {k}: verdict {verdict.value}, but {raw.strip()[:60]!r} is illegal: "
+                               f"{state.illegal_reason(parsed)}")
+            return parsed, None
+        if verdict is Verdict.MALFORMED and whole and not record.get("file_problem") and parsed is not None:
+            raise Mismatch(f"step {k}: verdict MALFORMED, but {raw.strip()[:60]!r} parses")
+        if verdict is Verdict.ILLEGAL and whole and (parsed is None or legal):
+            why = "does not parse" if parsed is None else "is legal"
+            raise Mismatch(f"step {k}: verdict ILLEGAL, but {raw.strip()[:60]!r} {why}")
+        if verdict is Verdict.NO_DECISION and raw is not None:
+            raise Mismatch(f"step {k}: verdict NO_DECISION, but the log holds a decision")
+        return self._fault(k, state, player)
+
+    def _fault(self, k: int, state: GameState, player: int):
+        if self.policy == "random":
+            legal = list(state.legal_decisions())
+            if legal:
+                return derived_rng(self.seed, "random-policy", k).choice(legal), "random"
+        if self.policy in ("eject", "random"):
+            try:
+                state.eject(player)
+            except NotImplementedError:
+                pass
+            else:
+                return None, "eject"
+        return None, "forfeit"
+
+    def _snapshot(self, k: int, state: GameState) -> None:
+        path = self.replay.root / "step_logs" / f"step_{k}.txt"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            raise Mismatch(f"step {k}: step_logs/step_{k}.txt is missing or unreadable") from None
+        if text != self.game.snapshot_text(state, None):
+            raise Mismatch(f"step {k}: step_logs/step_{k}.txt differs from the recomputed board")
+
+    # ----- result.yaml
+    def _result(self, result: dict[str, Any], state: GameState, forfeit, last: int) -> None:
+        outcome = forfeit_outcome(state, self.status, *forfeit) if forfeit else state.outcome()
+        want = outcome.to_json()
+        for key in ("winner", "ranking", "scores", "reason"):
+            if _json(result.get(key)) != _json(want[key]):
+                raise Mismatch(f"result.yaml: {key} is {result.get(key)!r}, recomputed {want[key]!r}")
+        if result.get("steps") != last:
+            raise Mismatch(f"result.yaml: {result.get('steps')} steps, the log has {last}")
+        if result.get("final_hash") != state_hash(self.game, state):
+            raise Mismatch("result.yaml: final_hash differs from the recomputed final state")
+        logged = result.get("verdicts") or {}
+        for pid, counts in self.counts.items():
+            theirs = {str(v): n for v, n in (logged.get(pid) or logged.get(str(pid)) or {}).items() if n}
+            if theirs != {v: n for v, n in counts.items() if n}:
+                raise Mismatch(f"result.yaml: player {pid}'s verdict counts differ from the log's")
+        players = result.get("players") or {}
+        for pid, status in self.status.items():
+            entry = players.get(pid) or players.get(str(pid)) or {}
+            if entry.get("status", status) != status:
+                raise Mismatch(f"result.yaml: player {pid} is {entry.get('status')!r}, the log makes "
+                               f"it {status!r}")

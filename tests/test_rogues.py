@@ -1,0 +1,357 @@
+"""The rogues' gallery: hostile players, each tried with the bubblewrap
+sandbox and without (``--sandbox none``).
+
+Every rogue sits in seat 1 of a Cantris match against a *witness* in seat 2,
+under the random policy so the game goes on after a fault.  For each rogue the
+test checks: its verdict at step 1; that the witness saw exactly the files the
+rules give it at every one of its steps (no forged board, snapshot or planted
+decision); a complete log; no process left (every process the match started
+carries a token in its environment, and none may be alive afterwards); and
+what ``replay --verify`` says.  Expectations differ by mode only where the
+sandbox is what stops the attack (``sandbox_only``): those cases document what
+a player can still do without it (docs/protocol.md)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import BOARDS, read_log, referee
+from referee.core import sandbox as sandbox_mod
+from referee.replay import frames, load
+
+SANDBOX_OK = sandbox_mod.resolve("auto").on
+MODES = [pytest.param("bwrap", marks=pytest.mark.skipif(not SANDBOX_OK, reason="bwrap cannot start here")),
+         "none"]
+
+PRELUDE = '''
+import os, sys, time, signal, socket, subprocess, json
+STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])
+FIRST = STEP == 1
+
+def move():
+    board = [line.split() for line in open("Board.txt")]
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v != "0":
+                return f"{r} {c}\\n"
+
+MOVE = move()  # chosen before any attack, which may spoil Board.txt
+
+def decide(text=None):
+    with open("decision.txt", "w") as f:
+        f.write(MOVE if text is None else text)
+
+def referee_pid():
+    """The referee: the parent of our seat host (without a sandbox)."""
+    host = os.getppid()
+    with open(f"/proc/{host}/stat") as f:
+        pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    if pid <= 1:
+        raise LookupError("no referee in sight")
+    return pid
+
+def tried(attack):
+    """Run an attack; True if it worked."""
+    try:
+        attack()
+        return True
+    except Exception:
+        return False
+'''
+
+WITNESS = PRELUDE + '''
+import hashlib
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+stale = os.path.lexists("decision.txt")
+kinds = [os.path.islink("Board.txt"), os.path.isdir("Board.txt"), os.path.islink("step_logs")]
+snaps = ",".join(sha(f"step_logs/step_{k}.txt") for k in range(STEP))
+state = json.load(open("state.json"))
+print(f"W {STEP} {sha('Board.txt')} {snaps} {int(stale)} {int(any(kinds))} {state['step']} {state['you']}")
+decide()
+'''
+
+
+@dataclass
+class Rogue:
+    code: str
+    verdict: str | dict[str, str] = "OK"  # at step 1; per mode where it differs
+    verify: str | dict[str, str] = "ok"  # ok | failed | unfinished
+    sandbox_only: bool = False
+    options: tuple[str, ...] = ()
+    check: str | None = None  # a named extra check
+    every: bool = False  # attack at each of its steps, not only the first
+
+    def expect(self, what: str, mode: str) -> str:
+        value = getattr(self, what)
+        return value[mode] if isinstance(value, dict) else value
+
+
+ROGUES: dict[str, Rogue] = {
+    # --- hanging the referee with the decision file
+    "fifo_decision": Rogue("os.mkfifo('decision.txt')", "MALFORMED"),
+    "symlink_decision_to_passwd": Rogue("os.symlink('/etc/passwd', 'decision.txt')", "MALFORMED",
+                                        check="no_passwd"),
+    "directory_decision": Rogue("os.makedirs('decision.txt/x')", "MALFORMED"),
+    "hardlink_decision_to_log": Rogue(
+        "tried(lambda: os.link('../../log.jsonl', 'decision.txt')) or decide()",
+        {"bwrap": "OK", "none": "MALFORMED"}),
+    "huge_decision": Rogue("decide('1 ' * 600000)", "MALFORMED"),
+    "binary_decision": Rogue("open('decision.txt', 'wb').write(b'\\x00\\xff\\xfe\\x80 9 9')",
+                             "MALFORMED"),
+    "decides_then_sleeps": Rogue("decide(); time.sleep(30)", "TIMEOUT"),
+    # --- changing the other seat's game
+    "forges_other_board": Rogue("tried(lambda: open('../p2/Board.txt', 'w').write('0 0 0\\n' * 6))", every=True),
+    "forges_other_snapshot": Rogue(
+        "tried(lambda: open('../p2/step_logs/step_0.txt', 'w').write('0 0 0\\n' * 6))", every=True),
+    "forges_other_state": Rogue("tried(lambda: open('../p2/state.json', 'w').write('{}'))", every=True),
+    "plants_other_decision": Rogue("tried(lambda: open('../p2/decision.txt', 'w').write('0 0'))", every=True),
+    "other_board_becomes_directory": Rogue(
+        "tried(lambda: (os.remove('../p2/Board.txt'), os.makedirs('../p2/Board.txt/x')))", every=True),
+    "other_snapshots_become_link": Rogue(
+        "tried(lambda: (subprocess.run(['rm', '-rf', '../p2/step_logs']),"
+        " os.symlink('../../step_logs', '../p2/step_logs')))", every=True),
+    "other_seat_becomes_link": Rogue(
+        "tried(lambda: (os.rename('../p2', '../p2-gone'), os.symlink('p1', '../p2')))", every=True),
+    # --- destroying the record
+    "board_links_to_log": Rogue("os.remove('Board.txt'); os.symlink('../../log.jsonl', 'Board.txt')", every=True),
+    "state_links_to_board": Rogue("os.remove('state.json'); os.symlink('../../board.txt', 'state.json')", every=True),
+    "stdout_links_to_log": Rogue(
+        "os.remove('stdout.txt') if os.path.exists('stdout.txt') else None;"
+        " os.symlink('../../log.jsonl', 'stdout.txt'); print('x' * 100000)"),
+    "snapshots_link_to_match": Rogue(
+        "tried(lambda: (subprocess.run(['rm', '-rf', 'step_logs'], stderr=subprocess.DEVNULL),"
+        " os.symlink('../../step_logs', 'step_logs')))", every=True),
+    "appends_to_log": Rogue("tried(lambda: open('../../log.jsonl', 'a').write(json.dumps("
+                            "dict(step=2, player=2, verdict='OK', hash='0')) + '\\n'))",
+                            verify={"bwrap": "ok", "none": "failed"}, sandbox_only=True),
+    "writes_result_early": Rogue("tried(lambda: open('../../result.yaml', 'w').write('winner: 1\\n'))"),
+    "removes_own_permissions": Rogue("os.chmod('.', 0); os.chmod('step_logs', 0) if False else None"),
+    # --- the clock
+    "stops_referee_and_thinks": Rogue(
+        "tried(lambda: os.kill(referee_pid(), signal.SIGSTOP)); time.sleep(4); decide()",
+        "TIMEOUT"),
+    "stops_host_resumes_later": Rogue(
+        "host = os.getppid()\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid(); time.sleep(3.5); tried(lambda: os.kill(host, signal.SIGCONT)); os._exit(0)\n"
+        "tried(lambda: os.kill(host, signal.SIGSTOP)); decide()",
+        {"bwrap": "OK", "none": "TIMEOUT"}, sandbox_only=True),
+    "kills_its_host": Rogue("tried(lambda: os.kill(os.getppid(), signal.SIGKILL)); time.sleep(1); decide()",
+                            {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
+    "kills_referee": Rogue("tried(lambda: os.kill(referee_pid(), signal.SIGKILL)); decide()",
+                           verify={"bwrap": "ok", "none": "unfinished"}, sandbox_only=True),
+    # --- escapes
+    "setsid_chain_of_150": Rogue(
+        "if os.fork() == 0:\n"
+        "    for _ in range(150):\n"
+        "        if os.fork():\n"
+        "            time.sleep(1000)\n"
+        "        os.setsid()\n"
+        "    time.sleep(1000)\n"
+        "time.sleep(0.5); decide()"),
+    "double_fork_daemon": Rogue(
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(1000)\n"
+        "    os._exit(0)\n"
+        "decide()"),
+    "spawns_200_sleepers": Rogue(
+        "[subprocess.Popen(['sleep', '1000'], start_new_session=True) for _ in range(200)]; decide()"),
+    "sleeper_in_new_session": Rogue(
+        "subprocess.Popen(['sh', '-c', 'sleep 1000 & sleep 1000'], start_new_session=True); decide()"),
+    # --- resources
+    "memory_hog": Rogue("x = bytearray(3 * 1024 ** 3)", "MEMORY_LIMIT"),
+    "cpu_hog": Rogue("while True: pass", "CPU_LIMIT", options=("--set", "hard_time=8")),
+    "floods_stdout": Rogue("sys.stdout.write('y' * 5_000_000); decide()", check="stdout_capped"),
+    "many_files": Rogue("[open(f'f{i}', 'w').close() for i in range(500)]; decide()"),
+    "exhausts_file_descriptors": Rogue(
+        "fds = []\n"
+        "while tried(lambda: fds.append(open('/dev/null'))): pass\n"
+        "fds.clear(); decide()"),
+    "oversized_file": Rogue("open('big', 'wb').write(b'0' * (80 * 1024 * 1024)); decide()", "CRASH"),
+    # --- seeing what the view does not show, reaching out
+    "reads_match_log": Rogue("decide('spied' if tried(lambda: open('../../log.jsonl').read()) else None)",
+                             {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+    "reads_other_seat": Rogue("decide('spied' if tried(lambda: os.listdir('../p2')) else None)",
+                              {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+    "uses_the_network": Rogue(
+        "decide('online' if tried(lambda: socket.create_connection(('127.0.0.1', int(os.environ['ROGUE_PORT'])), 2)) else None)",
+        {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+    "sees_other_processes": Rogue(
+        "decide('seen' if any(p.isdigit() and int(p) > 2 and int(p) != os.getpid() and "
+        "'referee' in open(f'/proc/{p}/cmdline').read() for p in os.listdir('/proc')) else None)",
+        {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+}
+
+
+def _program(folder: Path, name: str, body: str) -> str:
+    path = folder / f"{name}.py"
+    path.write_text(body, encoding="utf-8")
+    return f"{sys.executable} {path}"
+
+
+def _survivors(token: str) -> list[int]:
+    """Processes whose environment carries ``token`` (for up to 3 s, as
+    SIGKILLed processes take a moment to be reaped)."""
+    needle = f"ROGUE_TOKEN={token}".encode()
+    deadline = time.monotonic() + 3
+    while True:
+        alive = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    if needle in f.read():
+                        with open(f"/proc/{pid}/stat") as s:
+                            if s.read().rsplit(")", 1)[1].split()[0] != "Z":
+                                alive.append(int(pid))
+            except OSError:
+                continue
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.1)
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def check_witness(out: Path) -> int:
+    """The witness saw, at each of its steps, exactly the rules' view; returns
+    how many steps it played."""
+    replay = load(out)
+    states = [state for _, state in frames(replay)]
+    lines = [ln.split() for ln in (out / "players" / "p2" / "stdout.txt").read_text().splitlines()
+             if ln.startswith("W ")]
+    for _, step, board, snaps, stale, odd, seen_step, you in lines:
+        k = int(step)
+        assert board == _sha(replay.game.board_text(states[k - 1], 2)), f"forged Board.txt at step {k}"
+        want = ",".join(_sha(replay.game.snapshot_text(states[j], 2)) for j in range(k))
+        assert snaps == want, f"forged snapshot before step {k}"
+        assert stale == "0", f"a decision.txt was waiting at step {k}"
+        assert odd == "0", f"a link or directory in the witness's folder at step {k}"
+        assert (seen_step, you) == (step, "2")
+    return len(lines)
+
+
+def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue):
+    token = uuid.uuid4().hex
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    env = dict(os.environ, ROGUE_TOKEN=token, ROGUE_PORT=str(listener.getsockname()[1]))
+    out = tmp_path / "match"
+    argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris",
+            "--player", _program(tmp_path, "rogue", PRELUDE + ("\nif True:\n" if rogue.every else "\nif FIRST:\n")
+                                 + textwrap.indent(rogue.code, "    ")
+                                 + "\nif not os.path.lexists('decision.txt'):\n    decide()\n"),
+            "--player", _program(tmp_path, "witness", WITNESS),
+            "--board", str(BOARDS / "cantris" / "6x3-1.txt"), "--seed", "5", "--out", str(out),
+            "--quiet", "--policy", "random", "--sandbox", mode, "--time-limit", "1",
+            "--set", "hard_time=2.5", "--set", "cpu_time=2", *rogue.options]
+    try:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+    finally:
+        listener.close()
+        survivors = _survivors(token)
+        _kill(survivors)
+    return proc, out, survivors
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", sorted(ROGUES))
+def test_rogue(tmp_path, name, mode):
+    rogue = ROGUES[name]
+    proc, out, survivors = run_rogue(tmp_path, name, mode, rogue)
+    assert not survivors, f"{len(survivors)} processes outlived the match"
+    verify = rogue.expect("verify", mode)
+    checked = referee("replay", out, "--verify")
+    if verify == "unfinished":
+        assert proc.returncode != 0 and not (out / "result.yaml").exists()
+        assert checked.returncode == 1 and "UNFINISHED" in checked.stderr, checked.stderr
+        return
+    assert proc.returncode == 0, proc.stderr
+    if verify == "failed":  # the player wrote into the record: verify must catch it
+        assert checked.returncode == 1 and "FAILED" in checked.stderr, checked.stderr
+        return
+    records = read_log(out)
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    assert result["steps"] == len(records) and result["winner"] in (1, 2, None)
+    assert [r["step"] for r in records] == list(range(1, len(records) + 1))
+    expected = rogue.expect("verdict", mode)
+    # LATE is the machine's noise (a loaded CI box), not the rogue's doing.
+    allowed = {"OK", "LATE"} if expected == "OK" else {expected}
+    assert records[0]["verdict"] in allowed, records[0].get("message")
+    assert check_witness(out) >= 1
+    assert {r["verdict"] for r in records if r["player"] == 2} <= {"OK", "LATE"}
+    assert checked.returncode == 0, checked.stderr
+    if rogue.check == "no_passwd":
+        assert "root:" not in (out / "log.jsonl").read_text()
+    if rogue.check == "stdout_capped":
+        assert (out / "players" / "p1" / "stdout.txt").stat().st_size < 80 * 1024
+
+
+def test_the_gallery_is_big_enough():
+    assert len(ROGUES) >= 30
+    assert sum(r.sandbox_only for r in ROGUES.values()) >= 5
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_killing_the_referee_leaves_nothing_and_verify_says_unfinished(tmp_path, mode):
+    """SIGKILL the referee in the middle of a match: every player process and
+    their detached grandchildren die with it, and the folder reads as
+    unfinished after the last logged step."""
+    token = uuid.uuid4().hex
+    slow = _program(tmp_path, "slow", PRELUDE + textwrap.dedent('''
+        subprocess.Popen(["sleep", "1000"], start_new_session=True)
+        time.sleep(0.4)
+        decide()
+    '''))
+    out = tmp_path / "match"
+    env = dict(os.environ, ROGUE_TOKEN=token)
+    argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris", "--player", slow,
+            "--player", slow, "--board", str(BOARDS / "cantris" / "10x5-1.txt"), "--seed", "2",
+            "--out", str(out), "--quiet", "--sandbox", mode]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            log = out / "log.jsonl"
+            if log.exists() and log.read_text().count("\n") >= 3:
+                break
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+    finally:
+        survivors = _survivors(token)
+        _kill(survivors)
+    assert not survivors, f"{len(survivors)} processes outlived the referee"
+    steps = len(read_log(out))
+    assert steps >= 3
+    checked = referee("replay", out, "--verify")
+    assert checked.returncode == 1
+    assert f"UNFINISHED: unfinished after step {steps}" in checked.stderr
