@@ -58,8 +58,8 @@ def test_interactive_replay_commands(finished, monkeypatch, capsys):
     out = capsys.readouterr().out
     shown = [line.rsplit("[", 1)[1].split("/")[0] if line.endswith("]") else "0"
              for line in out.splitlines() if line.endswith("]") or line.startswith("step 0/")]
-    # start, next, next (Enter), prev, jump 3, unknown (stay), jump 0
-    assert shown == ["0", "1", "2", "1", "3", "3", "0"]
+    # start, next, next (Enter), prev, jump 3, (unknown: a message, no board again), jump 0
+    assert shown == ["0", "1", "2", "1", "3", "0"]
     assert "unknown command 'zz'" in out
 
 
