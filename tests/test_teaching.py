@@ -16,6 +16,7 @@ from conftest import ROOT, needs_gpp, new_player, read_log, referee
 from referee.cli import PLAY_KEYS
 from referee.games.quoridor.part1_check import check
 from referee.games.tsuro.decisions import Place, Start
+from referee.games.tsuro.render import render
 from referee.games.tsuro.rules import TsuroState
 from referee.replay import jump
 from referee.tournament.journal import GameRecord
@@ -88,8 +89,10 @@ def test_the_result_line_says_1_step(tmp_path, make_player):
 
 def test_tsuros_first_placement_speaks_of_the_start_position():
     state = TsuroState.initial("seed", 2, 1)
+    assert "0-11 along the top (left to right)" in render(state, 1)  # the setup step says where
     state, _ = state.apply(1, Start(0))
     state, _ = state.apply(2, Start(30))
+    assert "start positions" not in render(state, 1)
     reason = state.illegal_reason(Place(0, 0, 4, 4))
     assert "start position 0" in reason and "(0, 0), (0, 1)" in reason and "-1" not in reason
 

@@ -26,6 +26,8 @@ OUTSIDE = ((-1, 0), (0, 1), (1, 0), (0, -1))
 LETTER_AT = ((1, 3), (1, 7), (1, WIDTH - 1), (3, WIDTH - 1), (3, 7), (3, 3), (3, 1), (1, 1))
 LETTERS = "abcd"
 LEGEND = " tiles: a path joins the two ports marked with the same letter; #tile/rotation"
+START_HELP = (" start positions (S p), two per edge cell, clockwise: 0-11 along the top (left to right),\n"
+              " 12-23 down the right side, 24-35 along the bottom (right to left), 36-47 up the left side")
 
 
 def _paint(text: str, player: int | None, color: bool) -> str:
@@ -128,6 +130,8 @@ def render(state: TsuroState, viewer: int | None = None, color: bool = False) ->
         lines.append(_paint(f"{mark}P{p}: {status:<22} hand: {shown or '-'}", p, color))
     dragon = f"player {state.dragon}" if state.dragon is not None else "nobody"
     lines.append(f" pile: {len(state.pile)} tile(s)   dragon: {dragon}")
+    if state.step_kind() == "setup":
+        lines.append(START_HELP)
     if viewer is not None and 1 <= viewer <= state.players and state.hands[viewer - 1]:
         lines.append(f" your hand (player {viewer}) at rotation 0; rot turns a tile clockwise:")
         lines += [" " + line for line in hand_pictures(state.hands[viewer - 1])]
