@@ -21,8 +21,10 @@ from typing import Any, Hashable, Mapping, Sequence
 
 from referee import replay as replay_mod
 from referee.core import files, views
+from referee.core.clock import SeatClock
 from referee.core.errors import InputError
 from referee.core.game import Game, GameState
+from referee.core.match import Match, clock_view
 from referee.core.players import Agent, ProcessAgent, Reply, make_agent
 from referee.core.runner import Limits
 from referee.core.verdicts import Verdict
@@ -36,6 +38,7 @@ class SeatView:
     player: int
     state: GameState
     files: Mapping[str, str]  # path relative to the seat folder -> text
+    limits: Limits  # this step's limits (the hard limit shrinks with a time bank)
 
 
 @dataclass
@@ -95,11 +98,24 @@ def seat_view(game_replay: replay_mod.GameReplay, step: int) -> SeatView:
         if earlier.get("fault") == "eject":
             status[earlier["player"]] = "ejected"
     state = states[step - 1]
+    clock = seat_clock(facts.limits, [r for r in records[:step - 1] if r["player"] == player])
     texts = {f"step_logs/step_{k}.txt": views.snapshot_view(facts, states[k], player)
              for k in range(step)}
     texts["Board.txt"] = views.board_view(facts, state, player)
-    texts["state.json"] = views.state_view(facts, state, step, player, status, history)
-    return SeatView(step, player, state, texts)
+    texts["state.json"] = views.state_view(facts, state, step, player, status, history,
+                                           clock_view(clock))
+    return SeatView(step, player, state, texts, clock.step_limits())
+
+
+def seat_clock(limits: Limits, earlier: Sequence[Mapping[str, Any]]) -> SeatClock:
+    """The seat's time bank before its step, from the bank its last step left
+    (``bank_ms`` in the log; automatic steps are not charged)."""
+    clock = SeatClock(limits)
+    charged = [r for r in earlier if not r.get("auto") and r.get("bank_ms") is not None]
+    if clock.on and charged:
+        clock.moved = True
+        clock.left = float(charged[-1]["bank_ms"]) / 1000
+    return clock
 
 
 def write_view(view: SeatView, folder: Path) -> None:
@@ -124,10 +140,11 @@ def scratch_folder(given: Path | None, step: int, player: int) -> Path:
     return seat
 
 
-def seat_agent(game_replay: replay_mod.GameReplay, player: int, command: str | None) -> ProcessAgent:
-    """``--player CMD`` if given, else the seat's command from match.yaml."""
+def seat_agent(game_replay: replay_mod.GameReplay, player: int, command: str | None,
+               limits: Limits) -> ProcessAgent:
+    """``--player CMD`` if given, else the seat's command from match.yaml (a
+    persistent player is started for this one step: the SDK serves both)."""
     game = game_replay.game
-    limits = match_limits(game_replay.match)
     if command is not None:
         agent: Agent = make_agent(command, game, limits, Path.cwd())
     else:
@@ -144,14 +161,12 @@ def seat_agent(game_replay: replay_mod.GameReplay, player: int, command: str | N
 def judge(game: Game, limits: Limits, reply: Reply, state: GameState
           ) -> tuple[Verdict, str | None, Hashable | None]:
     """The match loop's own judgement (``Match._judge``), borrowed rather
-    than copied so a rerun can never judge differently from the match; a test
-    checks they agree on a whole match."""
-    from referee.core.match import Match
-
+    than copied so a rerun can never judge differently from the match (the
+    rerun tests check the verdicts agree)."""
     referee = Match.__new__(Match)
     referee.p = SimpleNamespace(limits=limits)  # type: ignore[assignment]
     referee.game = game
-    return referee._judge(reply, state)
+    return referee._judge(reply, state, limits)
 
 
 def rerun(match_dir: Path, step: int, command: str | None = None, scratch: Path | None = None) -> Rerun:
@@ -161,7 +176,7 @@ def rerun(match_dir: Path, step: int, command: str | None = None, scratch: Path 
     if record.get("auto"):
         raise InputError(f"step {step} was played by the referee for player {view.player} "
                          f"({record.get('applied')}): no program ran")
-    agent = seat_agent(game_replay, view.player, command)
+    agent = seat_agent(game_replay, view.player, command, view.limits)
     folder = scratch_folder(scratch, step, view.player)
     write_view(view, folder)
     reply = agent.decide(folder, step, view.player, view.state)

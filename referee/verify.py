@@ -14,13 +14,16 @@ The chain has no secret key: it catches edits, cuts and mix-ups, not a forger
 who recomputes every hash (DESIGN.md; docs/protocol.md says so)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.core.clock import SeatClock
 from referee.core.errors import InputError
+from referee.core.runner import Limits
 from referee.core.game import GameState
 from referee.core.log import REQUIRED_LOG_KEYS, line_hash, state_hash
 from referee.core.match import forfeit_outcome
@@ -102,6 +105,7 @@ class _Checker:
         self.policy = str(replay.match.get("policy") or self.game.default_policy(self.players))
         self.seed = int(replay.match["seed"])
         self.status = {pid: "active" for pid in range(1, self.players + 1)}
+        self.clocks = _clocks(replay.match.get("limits"), self.players)
         self.counts = {pid: Counter() for pid in range(1, self.players + 1)}
 
     def run(self) -> Report:
@@ -114,6 +118,9 @@ class _Checker:
         prev = line_hash((replay.root / "match.yaml").read_bytes())
         forfeit: tuple[int, Verdict | None] | None = None
         for k, (record, line) in enumerate(zip(self.records, self.lines), start=1):
+            if record.get("step") != k:
+                raise Mismatch(f"step {k}: the log's record is numbered {record.get('step')} "
+                               "(lines removed, added or reordered)")
             if record.get("prev") != prev:
                 if k == 1:
                     raise Mismatch("step 0: match.yaml was changed after the match was played "
@@ -144,8 +151,6 @@ class _Checker:
     # ----- one step
     def _step(self, k: int, record: dict[str, Any], state: GameState):
         game = self.game
-        if record.get("step") != k:
-            raise Mismatch(f"step {k}: the log's record is numbered {record.get('step')}")
         if state.is_terminal():
             raise Mismatch(f"step {k}: the game was already over")
         player = state.current_player()
@@ -157,6 +162,7 @@ class _Checker:
         except ValueError:
             raise Mismatch(f"step {k}: unknown verdict {record.get('verdict')!r}") from None
         self.counts[player][verdict.value] += 1
+        self._clock(k, record, player, verdict)
         resigned = bool(record.get("resigned"))
         if resigned:
             self._check_resign(k, record, player, verdict)
@@ -200,6 +206,21 @@ class _Checker:
             raise Mismatch(f"step {k}: player {player} resigned, but is not a human at the keyboard")
         if verdict is not Verdict.NO_DECISION or record.get("decision") is not None:
             raise Mismatch(f"step {k}: a resignation logs no decision and verdict NO_DECISION")
+
+    def _clock(self, k: int, record: dict[str, Any], player: int, verdict: Verdict) -> None:
+        """The time bank follows from the logged wall times (rounded to 0.1 ms
+        in the log, hence the tolerance)."""
+        clock = self.clocks.get(player)
+        if clock is None or record.get("auto"):
+            return
+        charge = clock.charge(float(record.get("wall_ms") or 0) / 1000)
+        logged = record.get("bank_ms")
+        if logged is None or abs(float(logged) - charge.left * 1000) > 0.5:
+            raise Mismatch(f"step {k}: the log's time bank ({logged} ms) does not follow from "
+                           f"the wall times ({charge.left * 1000:.1f} ms recomputed)")
+        if charge.ran_out and verdict is not Verdict.TIMEOUT and charge.left == 0 and \
+                float(record.get("wall_ms") or 0) / 1000 - charge.allowed > clock.limits.grace + 0.001:
+            raise Mismatch(f"step {k}: the time bank ran out, but the verdict is {verdict.value}")
 
     def _judge(self, k: int, record: dict[str, Any], state: GameState, player: int,
                verdict: Verdict):
@@ -284,3 +305,15 @@ class _Checker:
             if entry.get("status", status) != status:
                 raise Mismatch(f"result.yaml: player {pid} is {entry.get('status')!r}, the log makes "
                                f"it {status!r}")
+
+
+def _clocks(limits: Any, players: int) -> dict[int, SeatClock]:
+    """A clock per seat when the match had a time bank (match.yaml's limits)."""
+    if not isinstance(limits, dict) or limits.get("time_bank") is None:
+        return {}
+    known = {f.name for f in dataclasses.fields(Limits)}
+    try:
+        values = Limits(**{k: v for k, v in limits.items() if k in known})
+    except TypeError:
+        return {}
+    return {pid: SeatClock(values) for pid in range(1, players + 1)}

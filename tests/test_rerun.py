@@ -3,6 +3,7 @@ player saw it during the real match, the command run there, judged as the
 match loop judges."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,12 @@ def witnessed_match(tmp_path, make_player):
     """A 3-player Tsuro match whose seats 1 and 2 copy every input file they
     are given into ``seen/p<id>/step_<k>/`` before playing like the built-in
     random player; seat 3 crashes at once (ejected: later views say so)."""
+    return witness(tmp_path, make_player)
+
+
+def witness(tmp_path, make_player, extra=()):
     seen = tmp_path / "seen"
-    witness = make_player("witness", f"""
+    copier = make_player("witness", f"""
         import os, runpy, shutil, sys
         step, me = sys.argv[-2], sys.argv[-1]
         dest = os.path.join({str(seen)!r}, "p" + me, "step_" + step)
@@ -32,7 +37,7 @@ def witnessed_match(tmp_path, make_player):
     """)
     crasher = make_player("crasher", "raise SystemExit('no strategy yet')\n")
     out = tmp_path / "match"
-    play_match("tsuro", out, witness, witness, crasher, seed=11)
+    play_match("tsuro", out, copier, copier, crasher, seed=11, extra=extra)
     return out, seen
 
 
@@ -42,7 +47,24 @@ def files_under(folder: Path) -> dict[str, bytes]:
 
 
 def test_rebuilt_folders_are_byte_identical_to_what_each_player_saw(witnessed_match):
-    out, seen = witnessed_match
+    assert_rebuilt_as_seen(*witnessed_match)
+
+
+def test_with_a_time_bank_state_json_gives_the_time_left_to_the_millisecond(tmp_path, make_player):
+    """The log keeps the bank to 0.1 ms, state.json gives it to 1 ms: a value
+    on a rounding boundary may come out 1 ms off, everything else is exact."""
+    out, seen = witness(tmp_path, make_player, ("--set", "time_bank=30", "--set", "increment=2"))
+    assert "time_left" in (seen / "p1" / "step_4" / "state.json").read_text()
+    assert_rebuilt_as_seen(out, seen, time_left_ms=1)
+
+
+def without_time_left(data: bytes) -> tuple[bytes, float | None]:
+    view = json.loads(data)
+    left = view.pop("time_left", None)
+    return json.dumps(view).encode(), left
+
+
+def assert_rebuilt_as_seen(out: Path, seen: Path, time_left_ms: int = 0) -> None:
     records = read_log(out)
     assert any(r.get("fault") == "eject" for r in records)  # statuses change mid-match
     game_replay = replay_mod.load(out)
@@ -54,6 +76,10 @@ def test_rebuilt_folders_are_byte_identical_to_what_each_player_saw(witnessed_ma
         assert view.player == record["player"]
         saw = files_under(seen / f"p{view.player}" / f"step_{record['step']}")
         rebuilt = {name: text.encode("utf-8") for name, text in view.files.items()}
+        if time_left_ms:
+            (mine, left), (theirs, was) = (without_time_left(d["state.json"]) for d in (rebuilt, saw))
+            assert mine == theirs and abs(left - was) <= time_left_ms / 1000 + 1e-9
+            rebuilt["state.json"] = saw["state.json"]
         assert rebuilt == saw, f"step {record['step']}"
         checked += 1
     assert checked >= 6

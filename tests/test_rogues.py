@@ -139,7 +139,8 @@ ROGUES: dict[str, Rogue] = {
                             "dict(step=2, player=2, verdict='OK', hash='0')) + '\\n'))",
                             verify={"bwrap": "ok", "none": "failed"}, sandbox_only=True),
     "writes_result_early": Rogue("tried(lambda: open('../../result.yaml', 'w').write('winner: 1\\n'))"),
-    "removes_own_permissions": Rogue("os.chmod('.', 0); os.chmod('step_logs', 0) if False else None"),
+    "removes_own_permissions": Rogue("decide(); tried(lambda: os.chmod('step_logs', 0)); os.chmod('.', 0)",
+                                     every=True),
     # --- the clock
     "stops_referee_and_thinks": Rogue(
         "tried(lambda: os.kill(referee_pid(), signal.SIGSTOP)); time.sleep(4); decide()",
@@ -199,10 +200,10 @@ ROGUES: dict[str, Rogue] = {
 }
 
 
-def _program(folder: Path, name: str, body: str) -> str:
+def _program(folder: Path, name: str, body: str, python: str = sys.executable) -> str:
     path = folder / f"{name}.py"
     path.write_text(body, encoding="utf-8")
-    return f"{sys.executable} {path}"
+    return f"{python} {path}"
 
 
 def _survivors(token: str) -> list[int]:
@@ -258,19 +259,25 @@ def check_witness(out: Path) -> int:
     return len(lines)
 
 
-def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue):
+def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = sys.executable,
+              prefix: tuple[str, ...] = (), env_extra: dict | None = None):
+    """Play the rogue's match (as another user when ``prefix`` says so, with
+    the referee installed beside ``python``); (process, folder, survivors)."""
     token = uuid.uuid4().hex
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
-    env = dict(os.environ, ROGUE_TOKEN=token, ROGUE_PORT=str(listener.getsockname()[1]))
+    env = dict(os.environ, ROGUE_TOKEN=token, ROGUE_PORT=str(listener.getsockname()[1]),
+               **(env_extra or {}))
     out = tmp_path / "match"
-    argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris",
-            "--player", _program(tmp_path, "rogue", PRELUDE + ("\nif True:\n" if rogue.every else "\nif FIRST:\n")
-                                 + textwrap.indent(rogue.code, "    ")
-                                 + "\nif not os.path.lexists('decision.txt'):\n    decide()\n"),
-            "--player", _program(tmp_path, "witness", WITNESS),
-            "--board", str(BOARDS / "cantris" / "6x3-1.txt"), "--seed", "5", "--out", str(out),
+    board = tmp_path / "board.txt"
+    board.write_text((BOARDS / "cantris" / "6x3-1.txt").read_text())
+    attack = PRELUDE + ("\nif True:\n" if rogue.every else "\nif FIRST:\n") \
+        + textwrap.indent(rogue.code, "    ") + "\nif not os.path.lexists('decision.txt'):\n    decide()\n"
+    argv = [*prefix, str(Path(python).with_name("referee")), "play", "cantris",
+            "--player", _program(tmp_path, "rogue", attack, python),
+            "--player", _program(tmp_path, "witness", WITNESS, python),
+            "--board", str(board), "--seed", "5", "--out", str(out),
             "--quiet", "--policy", "random", "--sandbox", mode, "--time-limit", "1",
             "--set", "hard_time=2.5", "--set", "cpu_time=2", *rogue.options]
     try:
@@ -286,7 +293,11 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue):
 @pytest.mark.parametrize("name", sorted(ROGUES))
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
-    proc, out, survivors = run_rogue(tmp_path, name, mode, rogue)
+    check_rogue(rogue, mode, *run_rogue(tmp_path, name, mode, rogue))
+
+
+def check_rogue(rogue: Rogue, mode: str, proc, out: Path, survivors: list[int]) -> None:
+    """Everything the gallery promises about one rogue's match."""
     assert not survivors, f"{len(survivors)} processes outlived the match"
     verify = rogue.expect("verify", mode)
     checked = referee("replay", out, "--verify")

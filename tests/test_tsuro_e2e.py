@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import referee
+from conftest import play_match, referee
 
 
 def play(out: Path, *players: str, seed: int = 3, extra=()) -> dict:
@@ -83,3 +83,32 @@ def test_eight_players_one_is_ejected_and_the_game_goes_on(tmp_path, make_player
     assert result["players"][2]["status"] == "ejected"
     assert sorted(p for group in result["ranking"] for p in group) == list(range(1, 9))
     assert referee("replay", tmp_path / "m", "--verify").returncode == 0
+
+
+def test_a_forfeit_does_not_rank_players_already_out_with_the_survivors(tmp_path, make_player):
+    """Player 1 crashes late, after the rules took someone off the board: the
+    win is shared by those still in the game only, and those out rank last."""
+    import json
+    from conftest import ROOT
+    from referee.replay import frames, load
+
+    greedy = ROOT / "players" / "tsuro" / "greedy.py"
+    late_crasher = make_player("late", f"""
+        import os, sys
+        if int(sys.argv[-2]) >= 21:
+            raise SystemExit("crash on purpose")
+        os.execv(sys.executable, [sys.executable, "-P", {str(greedy)!r}, *sys.argv[-2:]])
+    """)
+    out = tmp_path / "m"
+    result = play_match("tsuro", out, late_crasher, "builtin:random", "builtin:random",
+                        "builtin:random", seed=5, extra=("--policy", "forfeit"))
+    replay = load(out)
+    states = [state for _, state in frames(replay)]
+    records = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
+    assert records[-1]["fault"] == "forfeit" and records[-1]["player"] == 1
+    still = set(states[-2].in_game())
+    assert len(still) < 4, "the case needs a player already out"
+    assert set(result["ranking"][0]) == still - {1}
+    assert result["ranking"][1] == [1]
+    assert set(result["ranking"][-1]) == {1, 2, 3, 4} - still
+    assert referee("replay", out, "--verify").returncode == 0

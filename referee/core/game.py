@@ -106,6 +106,11 @@ class GameState(abc.ABC):
         default means "cannot eject", and the core falls back to forfeit."""
         raise NotImplementedError
 
+    def in_game(self) -> Sequence[int] | None:
+        """The players the rules still have in the game (Tsuro's markers on
+        the board), or None where nobody is out before the end."""
+        return None
+
     @abc.abstractmethod
     def is_terminal(self) -> bool:
         """True once the game is over."""

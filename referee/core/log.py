@@ -48,11 +48,12 @@ class MatchFolder:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def create(self, match_yaml: dict[str, Any], board_text: str | None) -> None:
-        (self.root / "step_logs").mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.write_match_yaml(match_yaml)  # first: it marks the folder as a match folder
+        (self.root / "step_logs").mkdir(exist_ok=True)
         (self.root / "players").mkdir(exist_ok=True)
         if board_text is not None:
             files.write_text(self.root / "board.txt", board_text)
-        self.write_match_yaml(match_yaml)
         self._log = os.open(self.root / "log.jsonl",
                             os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
 

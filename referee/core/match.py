@@ -22,12 +22,13 @@ from referee.games import get_game
 from . import files, sandbox as sandbox_mod, seats, settings as settings_mod, views
 from .errors import InputError
 from .game import Game, GameState, Outcome, Setup
+from .clock import SeatClock
 from .log import MatchFolder, state_hash
 from .players import Agent, ProcessAgent, Reply, make_agent
 from .sandbox import Sandbox
 from .seatfiles import SeatFolder
 from .rng import derived_rng
-from .runner import Limits, unsupported_limits
+from .runner import Limits, RunResult, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
 
 POLICIES = ("forfeit", "eject", "random")
@@ -184,6 +185,7 @@ class Match:
         self.verdicts = {pid: {v.value: 0 for v in Verdict} for pid in range(1, n + 1)}
         self.history: list[dict[str, Any]] = []
         self.states: list[GameState] = []
+        self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
         self.seats = {pid: SeatFolder(prepared.out, pid, check_snapshots=not prepared.sandbox.on)
                       for pid in range(1, n + 1)}
         self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.seed,
@@ -197,7 +199,8 @@ class Match:
             "variant": p.variant,
             "board": {"source": p.board_source, "file": "board.txt" if p.board_text is not None else None,
                       "sha256": MatchFolder.text_hash(p.board_text) if p.board_text is not None else None},
-            "players": [{"id": i, "name": name, "command": getattr(a, "argv", a.name)}
+            "players": [{"id": i, "name": name, "command": getattr(a, "argv", a.name),
+                         **({"persistent": True} if getattr(a, "persistent", False) else {})}
                         for i, (name, a) in enumerate(zip(p.names, p.agents), start=1)],
             "seed": p.seed,
             "policy": p.policy,
@@ -289,6 +292,9 @@ class Match:
         warnings = [f"limits not enforced on this platform: {', '.join(missing)}"] if missing else []
         if self.p.sandbox.warning:
             warnings.append(self.p.sandbox.warning)
+        if not seats.available() and any(getattr(a, "persistent", False) for a in self.p.agents):
+            warnings.append("persistent players are started afresh every step here "
+                            "(they need a seat host: Linux, REFEREE_RUNNER unset)")
         return warnings
 
     # ----- one step
@@ -301,16 +307,28 @@ class Match:
             self._count(player, Verdict.OK)
             record.update(decision=None, verdict=Verdict.OK.value, auto=True, wall_ms=0, cpu_ms=0, peak_kb=0)
             return self._apply(step, player, state, auto, record)
-        seat = self.seats[player]
-        self._write_player_files(seat, step, player, state)
+        seat, clock, agent = self.seats[player], self.clocks[player], p.agents[player - 1]
+        step_limits = clock.step_limits()
+        self._write_player_files(seat, step, player, state, clock)
         repaired = seat.take_repairs()
         if repaired:
             record["repaired"] = repaired
-        reply = p.agents[player - 1].decide(seat.path, step, player, state)
-        if reply.resigned:
-            return self._resign(step, player, state, record)
-        verdict, message, decision = self._judge(reply, state)
+        if isinstance(agent, ProcessAgent):
+            agent.limits = step_limits
+        reply = agent.decide(seat.path, step, player, state)
         run = reply.run
+        charge = clock.charge(run.wall_s)
+        if charge is not None:
+            run.timed_out = run.timed_out or charge.ran_out
+            record["bank_ms"] = round(charge.left * 1000, 1)
+            if charge.grace_used:
+                record["grace_ms"] = round(charge.grace_used * 1000, 1)
+        if reply.resigned:
+            return self._resign(step, player, state, record, run)
+        verdict, message, decision = self._judge(reply, state, step_limits)
+        if charge is not None and verdict is Verdict.TIMEOUT and charge.ran_out:
+            message = (f"its time bank ran out: {charge.allowed:.3f} s left, took "
+                       f"{run.wall_s:.3f} s (grace {step_limits.grace:g} s)")
         if reply.text is not None and len(reply.text) > DECISION_LOGGED:
             record["decision_cut"] = True
         if reply.problem:
@@ -338,8 +356,8 @@ class Match:
         self.history.append({"step": step, "player": player, "decision": str(decision)})
         return new_state, record, None
 
-    def _judge(self, reply: Reply, state: GameState) -> tuple[Verdict, str | None, Hashable | None]:
-        limits = self.p.limits
+    def _judge(self, reply: Reply, state: GameState,
+               limits: Limits) -> tuple[Verdict, str | None, Hashable | None]:
         fault = process_fault(reply.run, limits)
         if fault:
             return fault[0], fault[1], None
@@ -398,13 +416,15 @@ class Match:
         record.update(fault="forfeit", applied=None, events=[{"type": "forfeit", "player": player}])
         return state, record, (player, verdict)
 
-    def _resign(self, step: int, player: int, state: GameState, record: dict[str, Any]):
+    def _resign(self, step: int, player: int, state: GameState, record: dict[str, Any],
+                run: RunResult):
         """A human resigned (quit, Ctrl-C): the match ends, the others win.
         Logged as a forfeit marked ``resigned`` (replay needs nothing new;
         verify accepts it from a human seat only)."""
         self._count(player, Verdict.NO_DECISION)
         self.status[player] = "resigned"
-        record.update(decision=None, verdict=Verdict.NO_DECISION.value, resigned=True,
+        record.update(decision=None, wall_ms=round(run.wall_s * 1000, 1), cpu_ms=0, peak_kb=0,
+                      verdict=Verdict.NO_DECISION.value, resigned=True,
                       message=f"step {step}, player {player} resigned", fault="forfeit",
                       applied=None, events=[{"type": "resign", "player": player}])
         return state, record, (player, None)
@@ -413,14 +433,16 @@ class Match:
         self.verdicts[player][verdict.value] += 1
 
     # ----- the player's private folder
-    def _write_player_files(self, seat: SeatFolder, step: int, player: int, state: GameState) -> None:
+    def _write_player_files(self, seat: SeatFolder, step: int, player: int, state: GameState,
+                            clock: SeatClock) -> None:
         """The seat's view before its step, written as if its folder were
         hostile (see seatfiles): links replaced, never followed; old snapshots
         someone changed written again; any old decision removed."""
         facts, states = self.facts, self.states
         seat.write_views(
             {"Board.txt": views.board_view(facts, state, player),
-             "state.json": views.state_view(facts, state, step, player, self.status, self.history)},
+             "state.json": views.state_view(facts, state, step, player, self.status, self.history,
+                                            clock_view(clock))},
             snapshot_text=lambda k: views.snapshot_view(facts, states[k], player), upto=step)
 
     def _result_yaml(self, result: MatchResult, state: GameState) -> dict[str, Any]:
@@ -448,10 +470,22 @@ def _tail(reply: Reply) -> str:
 def forfeit_outcome(state: GameState, status: Mapping[int, str], loser: int,
                     verdict: Verdict | None) -> Outcome:
     """The result when ``loser`` forfeits (``verdict`` None: a human
-    resigned): the seats still active share the win (the one left, if one),
-    the loser comes last.  Shared with verify."""
-    others = tuple(pid for pid in status if pid != loser and status[pid] == "active")
+    resigned): the seats still in the game share the win (the one left, if
+    one), then the loser, then those already out (ejected, or out by the
+    rules).  Shared with verify."""
+    still = state.in_game()
+    playing = set(status) if still is None else set(still)
+    others = tuple(pid for pid in status if pid != loser and status[pid] == "active" and pid in playing)
+    out = tuple(pid for pid in status if pid != loser and pid not in others)
     winner = others[0] if len(others) == 1 else None
+    ranking = tuple(group for group in (others, (loser,), out) if group)
     why = "resigned" if verdict is None else f"forfeited ({verdict.value})"
-    return Outcome(winner, (others, (loser,)) if others else ((loser,),), state.scores(),
-                   f"player {loser} {why}")
+    return Outcome(winner, ranking, state.scores(), f"player {loser} {why}")
+
+
+def clock_view(clock: SeatClock) -> dict[str, Any] | None:
+    """state.json's time fields: what this step may use from the bank."""
+    allowed = clock.allowed()
+    if allowed is None:
+        return None
+    return {"time_left": round(allowed, 3), "increment": clock.limits.increment}

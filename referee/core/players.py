@@ -19,6 +19,7 @@ from .seatfiles import SeatFolder
 from .seats import SeatHost
 
 DECISION_FILE = "decision.txt"
+PERSISTENT = "persistent:"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
 
 
@@ -58,11 +59,13 @@ class ProcessAgent:
     ``REFEREE_RUNNER`` set to ``direct`` or ``portable``, straight from the
     referee with :func:`run_process`."""
 
-    def __init__(self, name: str, argv: list[str], game: str, limits: Limits) -> None:
+    def __init__(self, name: str, argv: list[str], game: str, limits: Limits,
+                 persistent: bool = False) -> None:
         self.name = name
         self.argv = argv
         self.game = game
         self.limits = limits
+        self.persistent = persistent  # kept alive between steps (needs a seat host)
         self.seat: SeatFolder | None = None
         self.host: SeatHost | None = None
 
@@ -76,12 +79,14 @@ class ProcessAgent:
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
         env = dict(os.environ)
         env.update(REFEREE_STEP=str(step), REFEREE_PLAYER=str(player), REFEREE_GAME=self.game)
-        argv = [*self.argv, str(step), str(player)]
         out, err = workdir / "stdout.txt", workdir / "stderr.txt"
-        if self.host is not None:
-            run = self.host.run(argv, env, self.limits, out, err)
+        if self.host is not None and self.persistent:
+            env["REFEREE_PERSISTENT"] = "1"
+            run = self.host.run(self.argv, env, self.limits, out, err, persistent_step=step)
+        elif self.host is not None:
+            run = self.host.run([*self.argv, str(step), str(player)], env, self.limits, out, err)
         else:
-            run = run_process(argv, workdir, env, self.limits, out, err)
+            run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
         seat = self.seat or SeatFolder(workdir.parents[1], player)
         return reply_from(*seat.read_decision(DECISION_CAP), run)
 
@@ -182,6 +187,11 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
     spec = spec.strip()
     if not spec:
         raise InputError("empty --player value")
+    if spec.startswith(PERSISTENT):
+        inner = make_agent(spec[len(PERSISTENT):], game, limits, base_dir, color)
+        if not isinstance(inner, ProcessAgent):
+            raise InputError(f"{spec!r}: only a program can be persistent")
+        return ProcessAgent(spec, inner.argv, game.name, limits, persistent=True)
     if spec == "human":
         return HumanAgent(game, color=color)
     if spec.startswith("builtin:"):

@@ -1,5 +1,10 @@
 """Run one player process for one step, under limits, and leave nothing behind.
 
+This is the referee spawning a step itself: the path where seat hosts
+(:mod:`referee.core.seats`) are off (not Linux, ``REFEREE_RUNNER=direct``), and
+what ``referee rerun`` uses.  It also holds the types both paths share
+(:class:`Limits`, :class:`RunResult`, :func:`rlimit_values`).
+
 This module knows nothing about games, decisions or verdicts (cutechess keeps
 its process handling just as separate): it starts a command, enforces the
 limits, measures wall time, CPU time and peak memory, kills the player's whole
@@ -47,6 +52,10 @@ class Limits:
     file_size_mb: float | None = 64
     open_files: int | None = 256
     output_kb: int = 64  # stdout/stderr kept per step
+    time_bank: float | None = None  # a match bank per seat (see clock.py); None: off
+    increment: float = 0.0  # added to the bank after each step (Fischer)
+    first_step_extra: float = 0.0  # added to the bank before a seat's first step
+    grace: float = 0.05  # jitter margin past the bank: charged and logged, not a TIMEOUT
 
     @property
     def effective_cpu(self) -> float | None:
@@ -56,7 +65,9 @@ class Limits:
         return {"soft_time": self.soft_time, "hard_time": self.hard_time,
                 "cpu_time": self.effective_cpu, "memory_mb": self.memory_mb,
                 "file_size_mb": self.file_size_mb, "open_files": self.open_files,
-                "output_kb": self.output_kb}
+                "output_kb": self.output_kb, "time_bank": self.time_bank,
+                "increment": self.increment, "first_step_extra": self.first_step_extra,
+                "grace": self.grace}
 
 
 def unsupported_limits(limits: Limits) -> list[str]:
@@ -193,9 +204,11 @@ def _kill_tree(pgid: int) -> None:
 
 def _sweep_orphans(known: set[int]) -> int:
     """Kill every child we did not have before the step (re-parented orphans)
-    and everything they spawn, until none is left.  Returns how many."""
+    and everything they spawn, until none is left, however long the chain
+    (each round kills the parents of the next).  Returns how many."""
     killed = 0
-    for _ in range(100):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         strays = _children() - known
         if not strays:
             break

@@ -109,11 +109,12 @@ def exposed_paths(argv: Sequence[str]) -> list[Path]:
 
     wanted = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
               Path(referee.__file__).resolve().parents[1]]
+    tmp = Path("/tmp")
     for word in argv:
         if os.path.isabs(word) and os.path.exists(word):
             target = Path(word).resolve()
-            wanted.append(target if target.is_dir() else target.parent)
-    tmp = Path("/tmp")
+            # its folder (for the modules beside it), or the file alone if that folder is /tmp
+            wanted.append(target if target.is_dir() or target.parent == tmp else target.parent)
     chosen: list[Path] = []
     for path in sorted({p for p in wanted if tmp in p.parents}, key=lambda p: len(p.parts)):
         if not _inside(path, chosen):

@@ -161,7 +161,7 @@ def _cap_and_tail(fd: int, start: int, keep_kb: int) -> str:
         return ""
 
 
-def _child(req: dict, out: int, err: int, report: int) -> None:
+def _child(req: dict, out: int, err: int, report: int, stdin: int | None = None) -> None:
     """In the forked child: become the player (never returns)."""
     try:
         os.setsid()
@@ -169,6 +169,8 @@ def _child(req: dict, out: int, err: int, report: int) -> None:
             PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         for name, value in (req.get("rlimits") or {}).items():
+            if name == "cpu" and stdin is not None:
+                continue  # a persistent player's CPU is budgeted per step (prlimit)
             which = RLIMITS[name]
             value = int(value)
             top = value + 1 if name == "cpu" else value  # SIGXCPU first, SIGKILL a second later
@@ -176,8 +178,7 @@ def _child(req: dict, out: int, err: int, report: int) -> None:
             if hard != resource.RLIM_INFINITY:
                 value, top = min(value, hard), min(top, hard)
             resource.setrlimit(which, (value, top))
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
+        os.dup2(os.open(os.devnull, os.O_RDONLY) if stdin is None else stdin, 0)
         os.dup2(out, 1)
         os.dup2(err, 2)
         try:
@@ -271,6 +272,287 @@ def _wait(pid: int, deadline: float, control: int, pid1: bool):
     return status, usage, True
 
 
+class Persistent:
+    """A player kept alive between steps (``persistent:CMD``): started once,
+    sent ``step <k>`` on its stdin for each step, done when it prints a line
+    ``done``.  Other lines on its stdout are its output, kept like a spawned
+    player's.  CPU used between steps counts against the next one; a player
+    that dies, hangs or is killed is started again at its next step."""
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.to_player = self.from_player = -1
+        self.cpu_mark = 0.0
+        self.pending = b""
+        self.death = None  # (status, rusage) of a player that died between steps
+
+    def alive(self) -> bool:
+        if self.pid is None:
+            return False
+        try:
+            wpid, status, usage = os.wait4(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            wpid, status, usage = self.pid, 0, None
+        if wpid == 0:
+            return True
+        self.death = (status, usage)
+        return False
+
+    def forget(self) -> None:
+        for fd in (self.to_player, self.from_player):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
+        self.death = None
+
+    def start(self, req: dict, out: int, err: int) -> str | None:
+        down_r, down_w = os.pipe2(os.O_CLOEXEC)
+        up_r, up_w = os.pipe2(os.O_CLOEXEC)
+        report_r, report_w = os.pipe2(os.O_CLOEXEC)
+        pid = os.fork()
+        if pid == 0:
+            os.close(report_r)
+            _child(req, up_w, err, report_w, down_r)
+        os.close(report_w)
+        os.close(down_r)
+        os.close(up_w)
+        failure = os.read(report_r, 600)
+        os.close(report_r)
+        if failure:
+            os.waitpid(pid, 0)
+            os.close(down_w)
+            os.close(up_r)
+            return f"could not start {req['argv'][0]!r}: {failure.decode('utf-8', 'replace')}"
+        os.set_blocking(up_r, False)
+        self.pid, self.to_player, self.from_player = pid, down_w, up_r
+        self.cpu_mark, self.pending = 0.0, b""
+        return None
+
+    def cpu(self) -> float:
+        """CPU seconds the live player used so far (all its threads; from
+        schedstat's nanoseconds where the kernel has it, else clock ticks)."""
+        try:
+            total = 0
+            for task in os.listdir(f"/proc/{self.pid}/task"):
+                with open(f"/proc/{self.pid}/task/{task}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            return total / 1e9
+        except (OSError, ValueError, IndexError):
+            pass
+        try:
+            with open(f"/proc/{self.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return self.cpu_mark
+
+    def peak_kb(self) -> int:
+        try:
+            with open(f"/proc/{self.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def drain(self, out: int) -> bool:
+        """Move whatever the player printed to its output file; True once a
+        line ``done`` came (what follows it stays for the next step)."""
+        while True:
+            try:
+                chunk = os.read(self.from_player, 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.pending += chunk
+        done = False
+        while b"\n" in self.pending and not done:
+            line, self.pending = self.pending.split(b"\n", 1)
+            if line.strip() == b"done":
+                done = True
+            else:
+                try:
+                    os.write(out, line + b"\n")
+                except OSError:
+                    pass
+        if len(self.pending) > 65536:  # a flood without newlines is output too
+            try:
+                os.write(out, self.pending)
+            except OSError:
+                pass
+            self.pending = b""
+        return done
+
+
+PERSISTENT = Persistent()
+
+
+def run_persistent(req: dict, pid1: bool, control: int) -> dict:
+    reply: dict = {"exit": None, "signal": None, "timed_out": False, "wall": 0.0, "cpu": 0.0,
+                   "peak_kb": 0, "start_error": None, "killed": 0,
+                   "stdout_tail": "", "stderr_tail": "", "restarted": False}
+    player = PERSISTENT
+    out, err = _open_output(req["stdout"]), _open_output(req["stderr"])
+    out_start, err_start = _size(out), _size(err)
+    start = time.monotonic()
+    if player.pid is not None and not player.alive():
+        # It died between steps (e.g. CPU spent after its last ``done``): that
+        # death is this step's result, as Botzone charges it; it starts again
+        # at the next step.
+        status, usage = player.death
+        code = os.waitstatus_to_exitcode(status)
+        reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
+        if usage is not None:
+            reply["cpu"] = max(0.0, usage.ru_utime + usage.ru_stime - player.cpu_mark)
+            reply["peak_kb"] = usage.ru_maxrss
+        player.forget()
+        reply["killed"] = sweep(pid1, None)
+        return _finish(reply, out, err, out_start, err_start, req, start)
+    if player.pid is None:
+        problem = player.start(req, out, err)
+        if problem:
+            reply["start_error"] = problem
+            return _finish(reply, out, err, out_start, err_start, req, start)
+        reply["restarted"] = True
+    player.drain(out)  # whatever came after an earlier ``done`` is output, not an answer
+    budget = float((req.get("rlimits") or {}).get("cpu", 0) or 0)
+    if budget:
+        soft = max(1, int(player.cpu_mark + budget + 0.999))
+        try:
+            resource.prlimit(player.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+        except (OSError, ValueError):
+            pass
+    deadline = start + float(req["hard"])
+    pid = player.pid
+    try:
+        os.write(player.to_player, f"step {req['step']}\n".encode())
+    except OSError:
+        pass  # it is dying: the wait below sees it
+    pidfd = os.pidfd_open(pid)
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    poller.register(player.from_player, select.POLLIN)
+    poller.register(control, select.POLLHUP)
+    status = usage = None
+    try:
+        while True:
+            if player.drain(out):
+                break
+            wpid, wstatus, wusage = os.wait4(pid, os.WNOHANG)
+            if wpid == pid:
+                status, usage = wstatus, wusage
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                reply["timed_out"] = True
+                break
+            events = poller.poll(max(1, int(remaining * 1000) + 1))
+            if any(fd == control for fd, _ in events):
+                sweep(pid1, None)
+                os._exit(0)
+    finally:
+        os.close(pidfd)
+    reply["wall"] = time.monotonic() - start
+    if status is None and not reply["timed_out"]:  # it answered
+        now = player.cpu()
+        reply["cpu"], player.cpu_mark = max(0.0, now - player.cpu_mark), now
+        reply["peak_kb"] = player.peak_kb()
+        reply["exit"] = 0
+        reply["killed"] = sweep_except(pid1, pid)
+    else:
+        if status is None:
+            os.kill(pid, signal.SIGKILL)
+            _, status, usage = os.wait4(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
+        if usage is not None:
+            reply["cpu"] = max(0.0, usage.ru_utime + usage.ru_stime - player.cpu_mark)
+            reply["peak_kb"] = usage.ru_maxrss
+        player.forget()
+        reply["killed"] = sweep(pid1, None)
+    return _finish(reply, out, err, out_start, err_start, req, start)
+
+
+def _finish(reply: dict, out: int, err: int, out_start: int, err_start: int, req: dict,
+            start: float) -> dict:
+    reply["wall"] = reply["wall"] or time.monotonic() - start
+    keep = int(req.get("output_kb", 64))
+    reply["stdout_tail"] = _cap_and_tail(out, out_start, keep)
+    reply["stderr_tail"] = _cap_and_tail(err, err_start, keep)
+    os.close(out)
+    os.close(err)
+    return reply
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True  # gone
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children") as f:
+                    kids = [int(p) for p in f.read().split()]
+            except OSError:
+                continue
+            found.extend(kids)
+            todo.extend(kids)
+    return found
+
+
+def sweep_except(pid1: bool, keep: int) -> int:
+    """Kill everything the step left but the persistent player itself."""
+    killed = 0
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        if pid1:
+            victims = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, keep)]
+        else:
+            victims = [p for p in _children() if p != keep] + _descendants(keep)
+        victims = [p for p in victims if p != os.getpid() and not _zombie(p)]
+        if not victims:
+            break
+        for victim in victims:
+            try:
+                os.kill(victim, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.001)
+        killed += _reap_others(keep)
+    return killed + _reap_others(keep)
+
+
+def _reap_others(keep: int) -> int:
+    n = 0
+    for child in _children():
+        if child == keep:
+            continue
+        try:
+            pid, _ = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        n += pid != 0
+    return n
+
+
 def main() -> None:
     pid1 = "--pid1" in sys.argv[1:]
     if not pid1 and PRCTL is not None:
@@ -286,7 +568,12 @@ def main() -> None:
     for line in sys.stdin:
         try:
             req = json.loads(line)
-            reply = {"pong": True} if req.get("ping") else run(req, pid1, control)
+            if req.get("ping"):
+                reply = {"pong": True}
+            elif req.get("persistent"):
+                reply = run_persistent(req, pid1, control)
+            else:
+                reply = run(req, pid1, control)
         except Exception as exc:  # noqa: BLE001 - a bad request must not kill the host
             sweep(pid1, None)
             reply = {"host_error": repr(exc)}

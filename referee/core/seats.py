@@ -108,7 +108,10 @@ class SeatHost:
 
     # ----- one step
     def run(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
-            stdout_path: Path, stderr_path: Path) -> RunResult:
+            stdout_path: Path, stderr_path: Path, persistent_step: int | None = None) -> RunResult:
+        """Run one step: ``argv`` spawned for it, or, with ``persistent_step``,
+        the kept-alive player (started from ``argv`` if needed) told to play
+        that step."""
         if self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self._kill(self.proc)
@@ -122,6 +125,8 @@ class SeatHost:
                    "stdout": str(Path(stdout_path).absolute()),
                    "stderr": str(Path(stderr_path).absolute()),
                    "output_kb": limits.output_kb}
+        if persistent_step is not None:
+            request.update(persistent=True, step=persistent_step)
         started = time.monotonic()
         try:
             reply = self._ask(json.dumps(request).encode() + b"\n", started + limits.hard_time + GRACE_S)
@@ -141,6 +146,8 @@ class SeatHost:
                            cpu_s=reply["cpu"], peak_kb=reply["peak_kb"],
                            start_error=reply["start_error"], orphans_killed=reply["killed"],
                            stdout_tail=reply["stdout_tail"], stderr_tail=reply["stderr_tail"])
+        if reply.get("restarted"):
+            result.notes.append("started")
         # The referee's clock decides: past the hard limit is a TIMEOUT, whatever
         # the player did to the clocks meanwhile.
         result.timed_out = bool(reply["timed_out"]) or wall > limits.hard_time

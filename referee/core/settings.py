@@ -10,6 +10,7 @@ from .game import Game
 from .runner import Limits
 
 LIMIT_KEYS = {f.name: f.type for f in dataclasses.fields(Limits)}
+ZERO_ALLOWED = ("increment", "first_step_extra", "grace")
 
 
 def parse_assignment(text: str) -> tuple[str, str]:
@@ -68,7 +69,7 @@ def resolve_limits(game: Game, overrides: Mapping[str, Any]) -> Limits:
     values.update(game.limits)
     for key, value in overrides.items():
         if value is None or (isinstance(value, str) and value.lower() in ("none", "off", "")):
-            if key in ("soft_time", "hard_time"):
+            if key in ("soft_time", "hard_time", *ZERO_ALLOWED):
                 raise InputError(f"limit {key} cannot be switched off")
             values[key] = None
             continue
@@ -76,7 +77,7 @@ def resolve_limits(game: Game, overrides: Mapping[str, Any]) -> Limits:
             number = float(value)
         except (TypeError, ValueError):
             raise InputError(f"limit {key}: expected a number, got {value!r}") from None
-        if number <= 0:
+        if number < 0 or (number == 0 and key not in ZERO_ALLOWED):
             raise InputError(f"limit {key}: must be positive, got {value!r}")
         values[key] = int(number) if key in ("open_files", "output_kb") else number
     if "soft_time" in overrides and "hard_time" not in overrides:

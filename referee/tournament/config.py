@@ -219,8 +219,12 @@ def _entrants(r: _Reader, game: Game, base: Path) -> list[Entrant]:
         if not isinstance(item, dict):
             raise r.fail(("entrants", i), "expected a mapping with name: and command:")
         for key in item:
-            if key not in ("name", "command"):
-                raise r.fail(("entrants", i, str(key)), "unknown key; an entrant has name: and command:")
+            if key not in ("name", "command", "persistent"):
+                raise r.fail(("entrants", i, str(key)),
+                             "unknown key; an entrant has name:, command: and persistent:")
+        persistent = item.get("persistent", False)
+        if not isinstance(persistent, bool):
+            raise r.fail(("entrants", i, "persistent"), f"expected true or false, got {persistent!r}")
         values = {}
         for key in ("name", "command"):
             value = item.get(key)
@@ -232,6 +236,8 @@ def _entrants(r: _Reader, game: Game, base: Path) -> list[Entrant]:
         if any(e.name == values["name"] for e in entrants):
             raise r.fail(("entrants", i, "name"), f"{values['name']!r} is already an entrant's name")
         command = values["command"]
+        if persistent and not command.startswith("persistent:"):
+            command = f"persistent:{command}"
         if command == "human":
             raise r.fail(("entrants", i, "command"), "a human cannot play in a tournament")
         try:

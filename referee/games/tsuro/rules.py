@@ -63,6 +63,9 @@ class TsuroState(GameState):
     def players(self) -> int:
         return len(self.hands)
 
+    def in_game(self) -> list[int]:
+        return self.alive()
+
     def alive(self) -> list[int]:
         return [p for p in range(1, self.players + 1) if self.out[p - 1] is None]
 

@@ -140,13 +140,32 @@ def my_step_and_id(argv: list[str] | None = None) -> tuple[int, int]:
 
 def run(play_games: Callable[..., Any]) -> None:
     """Call ``play_games(step)`` (or ``play_games(step, player_id)`` if it
-    takes two arguments) with the values the referee passed."""
-    step, player = my_step_and_id()
+    takes two arguments) with the values the referee passed.
+
+    Spawned once per step (the default), that is one call.  Started as a
+    persistent player (``--player persistent:CMD``; the referee sets
+    ``REFEREE_PERSISTENT=1``), it stays alive: each ``step <k>`` line on stdin
+    is one call, answered by printing ``done``, so your program keeps its
+    memory (and its imports) between steps.  Nothing else changes."""
     try:
         takes_player = len(inspect.signature(play_games).parameters) >= 2
     except (TypeError, ValueError):
         takes_player = False
-    if takes_player:
-        play_games(step, player)
-    else:
-        play_games(step)
+
+    def one(step: int, player: int) -> None:
+        if takes_player:
+            play_games(step, player)
+        else:
+            play_games(step)
+
+    if os.environ.get("REFEREE_PERSISTENT") == "1" and len(sys.argv) < 3:
+        player = int(os.environ["REFEREE_PLAYER"])
+        for line in sys.stdin:
+            words = line.split()
+            if len(words) == 2 and words[0] == "step":
+                os.environ["REFEREE_STEP"] = words[1]
+                one(int(words[1]), player)
+                sys.stdout.write("done\n")
+                sys.stdout.flush()
+        return
+    one(*my_step_and_id())

@@ -1,0 +1,138 @@
+"""Persistent players (``persistent:CMD``): started once per match inside the
+seat host (and sandbox), told ``step <k>`` on stdin, done when they print
+``done``.  Same files, limits, verdicts and logs as a spawned player; a player
+that dies, hangs or is killed starts again at its next step."""
+from __future__ import annotations
+
+import json
+
+import yaml
+
+import pytest
+
+from conftest import BOARDS, PYTHON_SDK, play_match, read_log, referee
+from referee.core import seats
+
+pytestmark = pytest.mark.skipif(not seats.available(), reason="persistent players need a seat host")
+
+# A student-style program: the SDK's run() calls play_games(step) in both modes.
+COUNTER = f"""
+import os, sys, time
+sys.path.insert(0, {str(PYTHON_SDK)!r})
+from referee_sdk import read_board, run, save_decision
+CALLS = 0
+
+def play_games(step):
+    global CALLS
+    CALLS += 1
+    print("call", CALLS, "pid", os.getpid(), "step", step, flush=True)
+    {{misbehave}}
+    board = read_board()
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v:
+                save_decision(r, c)
+                return
+
+run(play_games)
+"""
+
+
+def _program(make_player, misbehave: str = "pass") -> str:
+    return make_player("counter", COUNTER.replace("{misbehave}", misbehave))
+
+
+def _calls(record) -> list[tuple[int, int]]:
+    lines = [ln.split() for ln in (record.get("stdout") or "").splitlines() if ln.startswith("call")]
+    return [(int(w[1]), int(w[3])) for w in lines]
+
+
+def test_a_persistent_player_keeps_its_memory_and_plays_like_a_spawned_one(tmp_path, make_player):
+    program = _program(make_player)
+    kept, spawned = tmp_path / "kept", tmp_path / "spawned"
+    play_match("cantris", kept, f"persistent:{program}", "builtin:random", seed=4,
+               board=BOARDS / "cantris" / "8x4-1.txt")
+    play_match("cantris", spawned, program, "builtin:random", seed=4,
+               board=BOARDS / "cantris" / "8x4-1.txt")
+    mine = [r for r in read_log(kept) if r["player"] == 1]
+    calls = [_calls(r)[0] for r in mine]
+    assert [c for c, _ in calls] == list(range(1, len(mine) + 1))  # one process, its memory kept
+    assert len({pid for _, pid in calls}) == 1
+    assert all(_calls(r)[0][0] == 1 for r in read_log(spawned) if r["player"] == 1)
+    same = ("step", "player", "decision", "verdict", "applied", "events", "scores", "hash")
+    assert [{k: r.get(k) for k in same} for r in read_log(kept)] == \
+        [{k: r.get(k) for k in same} for r in read_log(spawned)]
+    assert referee("replay", kept, "--verify").returncode == 0
+
+
+@pytest.mark.parametrize("misbehave, verdict", [
+    ("if step == 3: raise SystemExit(1)", "CRASH"),
+    ("if step == 3: time.sleep(30)", "TIMEOUT"),
+    ("if step == 3: os._exit(0)", "NO_DECISION"),
+    ("if step == 3: x = bytearray(3 * 1024 ** 3)", "MEMORY_LIMIT"),
+])
+def test_a_persistent_player_that_fails_gets_the_verdict_and_starts_again(
+        tmp_path, make_player, misbehave, verdict):
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, misbehave)}", "builtin:random",
+               seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
+               extra=("--policy", "random", "--time-limit", "1", "--set", "hard_time=2"))
+    mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
+    assert mine[3]["verdict"] == verdict and mine[3]["fault"] == "random"
+    assert _calls(mine[5])[0][0] == 1  # a fresh process at its next step
+    assert mine[5]["verdict"] == "OK" and _calls(mine[7])[0][0] == 2
+    assert referee("replay", out, "--verify").returncode == 0
+
+
+def test_garbage_on_stdout_is_output_and_a_second_done_is_not_an_answer(tmp_path, make_player):
+    # At step 1 it prints junk and an extra "done"; at step 3 it is slow to
+    # decide: a referee that took the stale "done" would find no decision.
+    misbehave = ("if step == 1: print('garbage \\x01\\x02 line'); print('done', flush=True)\n"
+                 "    if step == 3: time.sleep(0.5)")
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, misbehave)}", "builtin:random",
+               seed=4, board=BOARDS / "cantris" / "8x4-1.txt")
+    mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
+    assert {r["verdict"] for r in mine.values()} == {"OK"}
+    assert "garbage" in (out / "players" / "p1" / "stdout.txt").read_text()
+
+
+def test_cpu_spent_between_steps_counts_against_the_next(tmp_path, make_player):
+    # A thread that burns CPU after the step's "done"; step 3 then waits long
+    # enough (in wall time) for the total to pass the step's budget.
+    burner = ("if step == 1:\n"
+              "        import threading\n"
+              "        def burn():\n"
+              "            while True:\n"
+              "                pass\n"
+              "        threading.Thread(target=burn, daemon=True).start()\n"
+              "    if step == 3: time.sleep(4)")
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, burner)}", "builtin:random",
+               seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
+               extra=("--policy", "random", "--set", "cpu_time=1", "--set", "hard_time=30"))
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    faulty = [r for r in mine if r["verdict"] != "OK"]
+    assert faulty and faulty[0]["verdict"] == "CPU_LIMIT", [r["verdict"] for r in mine]
+
+
+def test_a_tournament_entrant_can_be_persistent(tmp_path):
+    config = tmp_path / "t.yaml"
+    config.write_text(json.dumps({
+        "game": "cantris", "boards": [str(BOARDS / "cantris" / "6x3-1.txt")],
+        "entrants": [{"name": "kept", "command": "builtin:greedy", "persistent": True},
+                     {"name": "spawned", "command": "builtin:random"}],
+        "out": str(tmp_path / "out")}))
+    proc = referee("tournament", config, "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    games = sorted((tmp_path / "out").rglob("match.yaml"))
+    assert len(games) >= 2  # both seats
+    for game in games:
+        for player in yaml.safe_load(game.read_text())["players"]:
+            assert player.get("persistent", False) == (player["name"] == "kept")
+
+
+def test_persistent_needs_a_program(tmp_path):
+    proc = referee("play", "cantris", "--player", "persistent:human", "--player", "builtin:random",
+                   "--out", tmp_path / "m")
+    assert proc.returncode == 2 and "only a program can be persistent" in proc.stderr
