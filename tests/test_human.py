@@ -121,3 +121,13 @@ def test_ctrl_c_while_a_program_thinks_stops_without_a_traceback(tmp_path, make_
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert "Traceback" not in err and "referee: interrupted; the log so far is in" in err
+
+
+def test_a_resignation_under_a_time_bank_verifies(tmp_path):
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "human",
+                   "--set", "time_bank=30", "--seed", 2, "--out", out, "--no-color", input="quit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert read_log(out)[-1]["resigned"] and "bank_ms" in read_log(out)[-1]
+    verify = referee("replay", out, "--verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
