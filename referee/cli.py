@@ -13,7 +13,7 @@ import yaml
 
 from referee import __version__
 from referee.core.errors import InputError
-from referee.core.settings import parse_assignment
+from referee.core.settings import load_yaml, parse_assignment, seed_value
 
 
 def fail(error: Exception) -> None:
@@ -84,11 +84,13 @@ def load_config(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(path)) from None
     try:
-        raw = yaml.safe_load(text) or {}
+        raw = load_yaml(text) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", str(path),
                          mark.line + 1 if mark else None) from None
+    except ValueError as exc:  # PyYAML's int() of a number past Python's 4300-digit limit
+        raise InputError(f"not valid YAML: {str(exc).split(':')[0]}", str(path)) from None
     if not isinstance(raw, dict):
         raise InputError("expected a mapping of options (KEY: VALUE lines)", str(path))
     data = {config_key(k): v for k, v in raw.items()}
@@ -128,10 +130,11 @@ def _key_line(text: str, key: str) -> int | None:
               help="A player, in seat order: builtin:NAME, human, or a command line.")
 @click.option("--board", type=click.Path(path_type=Path), help="Board / start-position file.")
 @click.option("--variant", help="Game variant.")
-@click.option("--seed", type=int, help="Match seed (default: random, recorded in match.yaml).")
+@click.option("--seed", metavar="N", help="Match seed (default: random, recorded in match.yaml).")
 @click.option("--out", type=click.Path(path_type=Path), help="Match folder (default step_logs/<game>-<date>-<seed>/).")
 @click.option("--quiet", is_flag=True, default=None, help="Print only the result.")
-@click.option("--time-limit", type=float, help="Soft time limit per step in seconds (hard limit: twice it).")
+@click.option("--time-limit", metavar="SECONDS",
+              help="Soft time limit per step in seconds (hard limit: twice it).")
 @click.option("--policy", type=click.Choice(["forfeit", "eject", "random"]), help="What a fault costs.")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A game setting or limit.")
 @click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options (docs/config.md).")
@@ -141,7 +144,7 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default=None,
               help="Run players in a bubblewrap sandbox (auto: where it starts; default).")
 def play(game: str | None, players: tuple[str, ...], board: Path | None, variant: str | None,
-         seed: int | None, out: Path | None, quiet: bool | None, time_limit: float | None,
+         seed: str | None, out: Path | None, quiet: bool | None, time_limit: str | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool | None,
          color: bool | None, show_output: bool | None, sandbox: str | None) -> None:
     """Play one match of GAME and write its folder (GAME may come from --config)."""
@@ -183,7 +186,8 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
         color = sys.stdout.isatty() if color is None else bool(color)
     spec = MatchSpec(game=game, players=player_list, board=board or conf_path("board"),
                      variant=variant or conf.get("variant"),
-                     seed=seed if seed is not None else conf.get("seed"),
+                     seed=seed_value(seed, name="--seed") if seed is not None
+                     else seed_value(conf.get("seed"), str(config)),
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
@@ -214,11 +218,9 @@ def validate(game: str, file: Path, variant: str | None) -> None:
 
     g = get_game(game)
     variant = variant or g.variants[0]
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(file)) from None
-    board = g.parse_board(text, str(file), variant)
+    from referee.core.textgrid import read_board_file
+
+    board = g.parse_board(read_board_file(file), str(file), variant)
     for warning in g.board_warnings(board):
         click.echo(f"{file}: warning: {warning}")
     click.echo(f"{file}: ok")

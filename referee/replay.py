@@ -3,8 +3,6 @@ the logged decisions, so what is shown (or verified) never depends on trusting
 the snapshots."""
 from __future__ import annotations
 
-import html
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +10,7 @@ from typing import Any, Iterator
 
 from referee.core.errors import InputError
 from referee.core.game import Game, GameState, Setup
-from referee.core.log import read_log, read_match_yaml, read_result_yaml, state_hash
+from referee.core.log import read_log, read_match_yaml, read_result_yaml
 from referee.games import get_game
 
 
@@ -186,36 +184,8 @@ def _print_result(replay: GameReplay) -> None:
 
 
 def write_html(replay: GameReplay, path: Path) -> None:
-    """One self-contained page: the boards, a step slider, the log beside it."""
-    data = []
-    last = None
-    for record, state in frames(replay):
-        data.append({"board": replay.game.render(state, None, False),
-                     "info": describe(record, 0).split("  [")[0]})
-        last = record
-    del last
-    title = f"{replay.game.title} replay: {replay.root.name}"
-    page = _HTML.replace("{{title}}", html.escape(title)).replace(
-        "{{data}}", json.dumps(data).replace("</", "<\\/"))
-    Path(path).write_text(page, encoding="utf-8")
+    """One self-contained page (referee/web/replay_page.py): the boards in SVG,
+    the move list with verdicts, each step's output, slider, keys, #step=K."""
+    from referee.web import replay_page
 
-
-_HTML = """<!doctype html>
-<html><head><meta charset="utf-8"><title>{{title}}</title>
-<style>body{font-family:sans-serif;margin:1em}pre{background:#f6f6f6;padding:.6em;font-size:15px}
-#info{white-space:pre-wrap;font-family:monospace}</style></head>
-<body><h2>{{title}}</h2>
-<input id="s" type="range" min="0" value="0" style="width:60%">
-<button id="prev">&lt;</button><button id="next">&gt;</button> step <span id="n"></span>
-<div style="display:flex;gap:2em"><pre id="b"></pre><div id="info"></div></div>
-<script>
-const D={{data}};const s=document.getElementById('s');s.max=D.length-1;
-function show(i){s.value=i;document.getElementById('n').textContent=i+'/'+(D.length-1);
-document.getElementById('b').textContent=D[i].board;document.getElementById('info').textContent=D[i].info;}
-s.oninput=()=>show(+s.value);
-document.getElementById('prev').onclick=()=>show(Math.max(0,+s.value-1));
-document.getElementById('next').onclick=()=>show(Math.min(D.length-1,+s.value+1));
-document.onkeydown=e=>{if(e.key=='ArrowRight')show(Math.min(D.length-1,+s.value+1));
-if(e.key=='ArrowLeft')show(Math.max(0,+s.value-1));};show(0);
-</script></body></html>
-"""
+    replay_page.write(replay, Path(path))

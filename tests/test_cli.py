@@ -96,10 +96,10 @@ def test_html_replay_is_one_self_contained_file(finished, tmp_path):
     page = tmp_path / "r.html"
     assert referee("replay", finished, "--html", page).returncode == 0
     text = page.read_text()
-    assert text.count("<script>") == 1 and "http" not in text.split("<body>")[1]
+    assert "<link" not in text and " src=" not in text  # styles and scripts are inline
     steps = yaml.safe_load((finished / "result.yaml").read_text())["steps"]
-    data = json.loads(text.split("const D=")[1].split(";const s=")[0])
-    assert len(data) == steps + 1
+    data = json.loads(text.split('<script type="application/json" id="replay-data">')[1].split("</script>")[0])
+    assert len(data["frames"]) == steps + 1  # the start position and every step
 
 
 def test_validate_ok_and_warnings(tmp_path):

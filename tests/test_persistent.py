@@ -32,14 +32,15 @@ def play_games(step):
         for c, v in enumerate(board[r]):
             if v:
                 save_decision(r, c)
+                {{after}}
                 return
 
 run(play_games)
 """
 
 
-def _program(make_player, misbehave: str = "pass") -> str:
-    return make_player("counter", COUNTER.replace("{misbehave}", misbehave))
+def _program(make_player, misbehave: str = "pass", after: str = "pass") -> str:
+    return make_player("counter", COUNTER.replace("{misbehave}", misbehave).replace("{after}", after))
 
 
 def _calls(record) -> list[tuple[int, int]]:
@@ -87,10 +88,11 @@ def test_a_persistent_player_that_fails_gets_the_verdict_and_starts_again(
 def test_garbage_on_stdout_is_output_and_a_second_done_is_not_an_answer(tmp_path, make_player):
     # At step 1 it prints junk and an extra "done"; at step 3 it is slow to
     # decide: a referee that took the stale "done" would find no decision.
-    misbehave = ("if step == 1: print('garbage \\x01\\x02 line'); print('done', flush=True)\n"
+    misbehave = ("if step == 1: print('garbage \\x01\\x02 line')\n"
                  "    if step == 3: time.sleep(0.5)")
+    twice = "if step == 1: print('done', flush=True)"  # then run() prints its own
     out = tmp_path / "m"
-    play_match("cantris", out, f"persistent:{_program(make_player, misbehave)}", "builtin:random",
+    play_match("cantris", out, f"persistent:{_program(make_player, misbehave, twice)}", "builtin:random",
                seed=4, board=BOARDS / "cantris" / "8x4-1.txt")
     mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
     assert {r["verdict"] for r in mine.values()} == {"OK"}

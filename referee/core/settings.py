@@ -3,14 +3,60 @@ typed before a match starts (a typo is an error, never silently ignored)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Mapping
 
+import yaml
+
+from . import numbers
 from .errors import InputError
+from .numbers import NumberError, quote
 from .game import Game
 from .runner import Limits
 
 LIMIT_KEYS = {f.name: f.type for f in dataclasses.fields(Limits)}
 ZERO_ALLOWED = ("increment", "first_step_extra", "grace")
+INTEGER_LIMITS = ("open_files", "output_kb")
+MAX_LIMIT = 1_000_000
+"""The largest value any limit takes (seconds, MiB, KiB, files): a week and
+a half, a terabyte; beyond it a value is a typo, and would overflow the
+operating system's limits."""
+
+
+class StrictYamlLoader(yaml.SafeLoader):
+    """YAML as the referee reads it: a bare value is an int only if it is
+    plain ASCII digits (at most 18, an optional ``-``) and a float only if it
+    is digits with a decimal point.  YAML 1.1 would read ``0_0``, ``+1``,
+    ``0x1F``, ``1:30`` (sexagesimal!) and ``.inf`` as numbers; here they stay
+    text, and the setting they were meant for refuses them with the same
+    message as on the command line."""
+
+
+StrictYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers
+            if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_DIGITS = f"[0-9]{{1,{numbers.MAX_DIGITS}}}"
+StrictYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(f"^-?{_DIGITS}$"), list("-0123456789"))
+StrictYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(f"^-?{_DIGITS}\\.{_DIGITS}$"), list("-0123456789"))
+
+
+def load_yaml(text: str) -> Any:
+    """A YAML document read with :class:`StrictYamlLoader`."""
+    return yaml.load(text, Loader=StrictYamlLoader)
+
+
+def seed_value(value: Any, source: str | None = None, name: str = "seed") -> int | None:
+    """A match seed (``--seed`` or a config file): a plain integer 0 or more."""
+    if value is None:
+        return None
+    try:
+        return _number(value, integral=True, signed=False)
+    except NumberError as exc:
+        raise InputError(f"{name}: expected an integer of 0 or more, got {_shown(value)}"
+                         + (f" ({exc.hint})" if exc.hint else ""), source) from None
 
 
 def parse_assignment(text: str) -> tuple[str, str]:
@@ -22,28 +68,60 @@ def parse_assignment(text: str) -> tuple[str, str]:
 
 
 def coerce(key: str, value: Any, like: Any) -> Any:
-    """``value`` converted to the type of the default ``like``."""
+    """``value`` converted to the type of the default ``like``.  Text goes
+    through the same strict number reader as the files (no ``+1``, ``0_0``,
+    ``1e999``, ``nan``, non-ASCII digits); YAML's own bools, floats and huge
+    ints are held to the same rules."""
     if isinstance(like, bool):
         if isinstance(value, bool):
             return value
-        text = str(value).strip().lower()
-        if text in ("1", "true", "yes", "on"):
+        text = value.strip().lower() if isinstance(value, str) else value
+        if text in ("1", "true", "yes", "on", 1):
             return True
-        if text in ("0", "false", "no", "off"):
+        if text in ("0", "false", "no", "off", 0):
             return False
-        raise InputError(f"setting {key}: expected true or false, got {value!r}")
-    for kind in (int, float):
-        if isinstance(like, kind):
-            try:
-                number = kind(value) if kind is float or not isinstance(value, float) else value
-                if kind is int and isinstance(number, float):
-                    raise ValueError
-                return number
-            except (TypeError, ValueError):
-                raise InputError(f"setting {key}: expected {'an integer' if kind is int else 'a number'}, "
-                                 f"got {value!r}") from None
-    if isinstance(like, str) or like is None:
-        return value if like is None else str(value)
+        raise InputError(f"setting {key}: expected true or false, got {_shown(value)}")
+    if isinstance(like, (int, float)):
+        kind = "an integer" if isinstance(like, int) else "a number"
+        try:
+            number = _number(value, integral=isinstance(like, int), signed=True)
+            return number if isinstance(like, int) else float(number)
+        except NumberError as exc:
+            raise InputError(f"setting {key}: expected {kind}, got {_shown(value)}"
+                             + (f" ({exc.hint})" if exc.hint else "")) from None
+    if isinstance(like, str) and not isinstance(value, str):
+        shown = _shown(value)
+        if not isinstance(value, (int, float)) or shown.startswith("an integer of"):
+            raise InputError(f"setting {key}: expected text, got {shown}")
+        return str(value)
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A value for a one-line message (never the 5000 digits of a YAML int)."""
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** numbers.MAX_DIGITS:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= numbers.MAX_SHOWN else quote(text)
+
+
+def _number(value: Any, integral: bool, signed: bool) -> int | float:
+    """A number from the command line (text) or YAML (already typed)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise NumberError("not a number")
+    if isinstance(value, str):
+        text = value.strip()
+        return numbers.integer(text, signed=signed) if integral else numbers.decimal(text, signed=signed)
+    if isinstance(value, float):
+        numbers.finite(value, "")
+        if integral:
+            raise NumberError("not an integer", "write a whole number")
+    if abs(value) >= 10 ** numbers.MAX_DIGITS:
+        raise NumberError("too large", f"at most {numbers.MAX_DIGITS} digits")
+    if value < 0 and not signed:
+        raise NumberError("negative")
     return value
 
 
@@ -73,13 +151,17 @@ def resolve_limits(game: Game, overrides: Mapping[str, Any]) -> Limits:
                 raise InputError(f"limit {key} cannot be switched off")
             values[key] = None
             continue
+        integral = key in INTEGER_LIMITS
         try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise InputError(f"limit {key}: expected a number, got {value!r}") from None
+            number = _number(value, integral=integral, signed=True)
+        except NumberError as exc:
+            raise InputError(f"limit {key}: expected {'an integer' if integral else 'a number'}, "
+                             f"got {_shown(value)}" + (f" ({exc.hint})" if exc.hint else "")) from None
         if number < 0 or (number == 0 and key not in ZERO_ALLOWED):
-            raise InputError(f"limit {key}: must be positive, got {value!r}")
-        values[key] = int(number) if key in ("open_files", "output_kb") else number
+            raise InputError(f"limit {key}: must be positive, got {_shown(value)}")
+        if number > MAX_LIMIT:
+            raise InputError(f"limit {key}: {number:g} is above the largest accepted, {MAX_LIMIT}")
+        values[key] = int(number) if integral else float(number)
     if "soft_time" in overrides and "hard_time" not in overrides:
         values["hard_time"] = max(values["soft_time"] * 2, values["soft_time"] + 1)
     if values["hard_time"] < values["soft_time"]:

@@ -4,7 +4,9 @@
 - ``standings.md``: standings, the bracket, and every game linked to its
   match folder;
 - ``bracket.txt``: the bracket (elimination formats);
-- ``games.csv``: one row per game, for graders' scripts.
+- ``games.csv``: one row per game, for graders' scripts;
+- ``report.html``: all of it in a browser, every game linked to its replay
+  page (``<game folder>/replay.html``, written here once per game).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from referee.core import files
+from referee.web import report_page
 
 from .config import TournamentConfig
 from .journal import GameRecord
@@ -111,4 +114,5 @@ def write_reports(out: Path, config: TournamentConfig, fmt, plan: Plan,
     files.write_text(out / "games.csv", games_csv(config, records))
     if text:
         files.write_text(out / "bracket.txt", text)
+    report_page.write(out, config, fmt, plan, records, rows)
     return text

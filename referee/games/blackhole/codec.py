@@ -2,11 +2,10 @@
 start files) and the decision file."""
 from __future__ import annotations
 
-import re
-
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
-from referee.core.textgrid import square_rows
+from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
+from referee.core.textgrid import decision_words, square_rows
 
 from .rules import (DIRECTIONS, HOLE, HOLE_MARK, MAX_SHIPS, PASS, SIZE, Cell, Decision, Grid,
                     Move, slide_end)
@@ -23,7 +22,7 @@ def parse_grid(text: str, source: str) -> Grid:
         row = []
         for c, (column, word) in enumerate(words):
             if word not in ("0", "1", "2", "3"):
-                raise InputError(f"bad cell {word!r}: expected 0 (empty), 1 or 2 (ships) "
+                raise InputError(f"bad cell {quote(word)}: expected 0 (empty), 1 or 2 (ships) "
                                  "or 3 (the black hole)", source, line, column)
             value = int(word)
             if value == HOLE_MARK and (r, c) != HOLE:
@@ -46,22 +45,25 @@ def grid_text(grid: Grid) -> str:
     return "".join(" ".join(str(v) for v in row) + "\n" for row in grid)
 
 
-def _malformed(text: str) -> DecisionError:
-    return DecisionError(f"expected {DECISION_HELP}; got {text.strip()!r}")
+def _malformed(text: str, why: str = "") -> DecisionError:
+    return DecisionError(f"expected {DECISION_HELP}; got {quote(text.strip())}"
+                         + (f": {why}" if why else ""))
 
 
 def _cell(words: list[str], text: str) -> Cell:
-    if not all(re.fullmatch(r"[+-]?\d+", w) for w in words):
-        raise _malformed(text)
-    r, c = (int(w) for w in words)
-    for name, value in (("row", r), ("column", c)):
-        if not 0 <= value < SIZE:
-            raise DecisionError(f"{name} {value} is off the board (0-{SIZE - 1})")
-    return (r, c)
+    values = []
+    for name, word in zip(("row", "column"), words):
+        try:
+            values.append(parse_int(word, 0, SIZE - 1, name, f"is off the board (0-{SIZE - 1})"))
+        except OutOfRange as exc:
+            raise DecisionError(str(exc)) from None
+        except NumberError as exc:
+            raise _malformed(text, str(exc)) from None
+    return (values[0], values[1])
 
 
 def parse_decision(grid: Grid, text: str) -> Decision:
-    words = text.split()
+    words = decision_words(text)
     if [w.lower() for w in words] == ["pass"]:
         return PASS
     if len(words) == 4:

@@ -59,7 +59,7 @@ class Cantris(Game):
         return CantrisState(board)
 
     def parse_decision(self, state: CantrisState, text: str) -> Removal:
-        return Removal.parse(text)
+        return codec.parse_decision(text)
 
     def board_text(self, state: CantrisState, viewer: int | None) -> str:
         return codec.board_text(state.board)

@@ -1,21 +1,25 @@
 """Cantris file formats: Board.txt / snapshots (whitespace-separated integers,
-one board row per line, row 0 at the top, loadable by ``numpy.loadtxt``)."""
+one board row per line, row 0 at the top, loadable by ``numpy.loadtxt``) and
+the decision ``r c``."""
 from __future__ import annotations
 
 from referee.core.errors import InputError
-from referee.core.textgrid import word_rows
+from referee.core.game import DecisionError
+from referee.core.numbers import NumberError, integer, parse_int, quote
+from referee.core.textgrid import decision_words, word_rows
 
-from .rules import Board
+from .rules import Board, Removal
 
 STANDARD_SIZES = {(6, 3), (8, 4), (10, 5)}
 MIN_ROWS = MIN_COLS = 3
-
-
+MAX_INDEX = 99
+"""The largest row or column a decision may name: two digits, far above any
+board; a larger number is malformed rather than merely off the board."""
 def _tile(word: str, source: str, line: int, column: int) -> int:
     try:
-        value = int(word)
-    except ValueError:
-        raise InputError(f"{word!r} is not an integer", source, line, column) from None
+        value = integer(word)
+    except NumberError as exc:
+        raise InputError(str(exc), source, line, column) from None
     if value == 0:
         raise InputError("empty cell (0): a board file must be full", source, line, column)
     if not 1 <= value <= 9:
@@ -29,7 +33,7 @@ def parse_board(text: str, source: str) -> Board:
     Blank lines and ``#`` comments are skipped, as ``numpy.loadtxt`` does."""
     rows: list[tuple[int, ...]] = []
     width_line = 0
-    for number, words in word_rows(text):
+    for number, words in word_rows(text, source):
         row = tuple(_tile(word, source, number, column) for column, word in words)
         if not rows:
             width_line = number
@@ -47,3 +51,15 @@ def parse_board(text: str, source: str) -> Board:
 
 def board_text(board: Board) -> str:
     return "".join(" ".join(str(v) for v in row) + "\n" for row in board)
+
+
+def parse_decision(text: str) -> Removal:
+    """``r c``; whether the cell holds a tile is a question of legality."""
+    words = decision_words(text)
+    if len(words) != 2:
+        raise DecisionError(f"expected two integers 'r c', got {len(words)} word(s)")
+    try:
+        row, col = (parse_int(w, 0, MAX_INDEX, name) for w, name in zip(words, ("row", "column")))
+    except NumberError as exc:
+        raise DecisionError(f"expected two integers 'r c', got {quote(text.strip())}: {exc}") from None
+    return Removal(row, col)

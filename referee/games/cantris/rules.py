@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from referee.core.game import DecisionError, Event, GameState, Outcome
+from referee.core.game import Event, GameState, Outcome
 
 Board = tuple[tuple[int, ...], ...]
 
@@ -25,14 +25,10 @@ class Removal:
 
     @classmethod
     def parse(cls, text: str) -> "Removal":
-        words = text.split()
-        if len(words) != 2:
-            raise DecisionError(f"expected two integers 'r c', got {len(words)} word(s)")
-        try:
-            row, col = (int(w) for w in words)
-        except ValueError:
-            raise DecisionError(f"expected two integers 'r c', got {text.strip()!r}") from None
-        return cls(row, col)
+        """The decision file's text (the codec reads it; kept here for callers)."""
+        from .codec import parse_decision
+
+        return parse_decision(text)
 
 
 def removals_per_turn(board: Board) -> int:

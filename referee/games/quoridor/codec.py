@@ -29,6 +29,8 @@ from typing import Callable
 
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
+from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
+from referee.core.textgrid import decision_text, file_lines
 
 from .geometry import SIZE, square
 from .rules import (
@@ -43,30 +45,37 @@ DECISION_HELP = ("one line: M r1 c1 r2 c2 (pawn from square r1,c1 to r2,c2), "
 _MOVE_WORDS = {"M": Move, "1": Move, "TRUE": Move, "W": Wall.of, "0": Wall.of, "FALSE": Wall.of}
 
 
+MAX_COORDINATE = 99
+"""The largest number a decision may hold: two digits, so ``W 8 8 8 10`` is
+still read (and judged off the board by the rules), ``W 8 8 8 5000...`` is
+malformed."""
+_FIELDS = ("r1", "c1", "r2", "c2")
+_DECISION_WORDS = re.compile(r"[^ \t\r,]+")
+
+
 def parse_decision(text: str) -> Decision:
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [words for words in map(_DECISION_WORDS.findall, decision_text(text).split("\n")) if words]
     if not lines:
         raise DecisionError(f"empty decision; expected {DECISION_HELP}")
     if len(lines) > 1:
         raise DecisionError(f"expected one line, got {len(lines)}")
-    words = lines[0].replace(",", " ").split()
+    words = lines[0]
     kind = words[0].upper()
     if kind == "PASS":
         if len(words) > 1:
-            raise DecisionError(f"PASS takes nothing after it, got {' '.join(words[1:])!r}")
+            raise DecisionError(f"PASS takes nothing after it, got {quote(' '.join(words[1:]))}")
         return PASS
     make = _MOVE_WORDS.get(kind)
     if make is None:
-        raise DecisionError(f"unknown decision {words[0]!r}: expected M, W or PASS (or 1/0, True/False)")
+        raise DecisionError(f"unknown decision {quote(words[0])}: "
+                            "expected M, W or PASS (or 1/0, True/False)")
     numbers = words[1:]
     if len(numbers) != 4:
         raise DecisionError(f"{words[0]} needs 4 integers r1 c1 r2 c2, got {len(numbers)}")
-    values = []
-    for word in numbers:
-        try:
-            values.append(int(word))
-        except ValueError:
-            raise DecisionError(f"{word!r} is not an integer") from None
+    try:
+        values = [parse_int(word, 0, MAX_COORDINATE, name) for word, name in zip(numbers, _FIELDS)]
+    except NumberError as exc:
+        raise DecisionError(str(exc)) from None
     return make(*values)
 
 
@@ -142,68 +151,99 @@ def board_text(state: QuoridorState) -> str:
 
 
 # ------------------------------------------------------------------ parsing
-_HEADER = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(.*?)\s*$")
-_LABELS = re.compile(r"^[\d\s]*$")
+_HEADER = re.compile(r"[ \t]*([A-Za-z]+(?: [A-Za-z]+)*)[ \t]*:(.*)")  # no backtracking
+_LABELS = re.compile(r"[ \t]*" + r"[ \t]+".join(map(str, range(SIZE))) + r"[ \t]*")
+HEADERS = ("players", "to move", "ply", "walls left")
+MAX_PLY = 10**6
+"""The largest ``ply`` a board file may claim (the ply cap must lie above it)."""
+DRAWING_LINES = 2 * SIZE + 1
 
 
 class _BoardReader:
-    """Reads the drawing; every problem names the file, line and column."""
+    """Reads the headers and the drawing; every problem names the file, line
+    and column.  Column labels may stand right above and right below the
+    drawing; after the drawing only comments may follow."""
 
     def __init__(self, text: str, source: str) -> None:
         self.source = source
         self.headers: dict[str, tuple[str, int]] = {}
         self.grid: list[tuple[int, str]] = []  # (line number, text)
-        for number, line in enumerate(text.splitlines(), 1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#") or _LABELS.match(line):
+        self.last_line: int | None = None
+        labels = 0
+        for number, line in file_lines(text, source):
+            self.last_line = number
+            stripped = line.strip(" \t")
+            if not stripped or stripped.startswith("#"):
                 continue
-            header = _HEADER.match(line) if not self.grid else None
+            if _LABELS.fullmatch(line):
+                above = not self.grid and labels == 0
+                below = len(self.grid) == DRAWING_LINES and labels <= 1
+                if not (above or below):
+                    self.fail("column labels belong right above or right below the drawing", number)
+                labels += 1
+                continue
+            if len(self.grid) == DRAWING_LINES:
+                self.fail("text after the drawing: only '#' comments and the column labels may "
+                          "follow it", number, len(line) - len(line.lstrip(" \t")) + 1)
+            header = _HEADER.fullmatch(line) if not self.grid else None
             if header:
                 key = header.group(1).lower()
+                if key not in HEADERS:
+                    self.fail(f"unknown header {quote(key)}: the headers are {', '.join(HEADERS)}",
+                              number)
                 if key in self.headers:
                     self.fail(f"'{key}' given twice", number)
-                self.headers[key] = (header.group(2), number)
+                self.headers[key] = (header.group(2).strip(" \t"), number)
             else:
-                self.grid.append((number, line.rstrip()))
+                self.grid.append((number, line.rstrip(" \t")))
 
     def fail(self, message: str, line: int | None = None, column: int | None = None):
         raise InputError(message, self.source, line, column)
 
     # ---- headers
-    def header_int(self, key: str, default: int | None) -> int | None:
+    def header_int(self, key: str, default: int | None, low: int, high: int) -> int | None:
         if key not in self.headers:
             return default
         value, line = self.headers[key]
         if key == "to move" and value == "-":
             self.fail("the game in this file is over (to move: -)", line)
         try:
-            return int(value)
-        except ValueError:
-            self.fail(f"'{key}' must be an integer, got {value!r}", line)
+            return parse_int(value, low, high, key)
+        except OutOfRange as exc:
+            self.fail(str(exc), line)
+        except NumberError as exc:
+            self.fail(f"'{key}': {exc}", line)
 
     def walls_left(self, players: int) -> dict[int, int]:
         left = {p: WALLS_PER_PLAYER[players] for p in seats(players)}
         if "walls left" not in self.headers:
             return left
         value, line = self.headers["walls left"]
-        for item in value.split():
-            match = re.fullmatch(r"(\d)=(\d+)", item)
-            if not match or int(match.group(1)) not in left:
-                self.fail(f"'walls left' expects items like 1=10 for players 1..{players}, got {item!r}", line)
-            count = int(match.group(2))
-            if count > WALLS_PER_PLAYER[players]:
-                self.fail(f"player {match.group(1)} cannot have {count} walls left "
+        given = set()
+        for item in re.findall(r"[^ \t]+", value):
+            player, sep, count_text = item.partition("=")
+            if not sep or player not in map(str, left):
+                self.fail(f"'walls left' expects items like 1=10 for players 1..{players}, "
+                          f"got {quote(item)}", line)
+            if player in given:
+                self.fail(f"'walls left' gives player {player} twice", line)
+            given.add(player)
+            try:
+                count = parse_int(count_text, 0, WALLS_PER_PLAYER[players], "walls")
+            except OutOfRange:
+                self.fail(f"player {player} cannot have {count_text} walls left "
                           f"(at most {WALLS_PER_PLAYER[players]} with {players} players)", line)
-            left[int(match.group(1))] = count
+            except NumberError as exc:
+                self.fail(f"'walls left' for player {player}: {exc}", line)
+            left[int(player)] = count
         return left
 
     # ---- drawing
     def drawing(self) -> tuple[dict[int, tuple[int, int]], list[Wall]]:
-        rows = 2 * SIZE + 1
+        rows = DRAWING_LINES
         if len(self.grid) != rows:
-            where = self.grid[min(len(self.grid), rows)][0] if len(self.grid) > rows else None
             self.fail(f"the drawing must have {rows} lines (10 grid lines, 9 rows of squares), "
-                      f"found {len(self.grid)}", where)
+                      f"found {len(self.grid)}", self.last_line)
         first_line, first = self.grid[0]
         margin = self.margin = first.find("+")
         if margin < 0:
@@ -296,20 +336,21 @@ def parse_board(text: str, source: str) -> QuoridorState:
     reader = _BoardReader(text, source)
     pawns, walls = reader.drawing()
     if not pawns:
-        reader.fail("the drawing has no pawn")
+        reader.fail("the drawing has no pawn", reader.grid[0][0])
     guess = 4 if max(pawns) > 2 else max(pawns)
-    players = reader.header_int("players", guess)
+    players = reader.header_int("players", guess, 0, 99)
     if players not in WALLS_PER_PLAYER:
         reader.fail(f"players must be 1, 2 or 4, got {players}", reader.headers["players"][1])
     stray = [p for p in pawns if p > players]
     if stray:
-        reader.fail(f"pawn {stray[0]} on the board, but the game has {players} player(s)")
+        reader.fail(f"pawn {stray[0]} on the board, but the game has {players} player(s)",
+                    reader.headers["players"][1])
     left = reader.walls_left(players)
-    turn = reader.header_int("to move", min(pawns))
+    turn = reader.header_int("to move", min(pawns), 1, 4)
     if turn not in pawns:
         line = reader.headers.get("to move", ("", None))[1]
         reader.fail(f"player {turn} is to move but has no pawn on the board", line)
-    ply = reader.header_int("ply", 0)
+    ply = reader.header_int("ply", 0, 0, MAX_PLY)
     state = QuoridorState.arrange(players, pawns, walls, left, turn, ply, DEFAULT_PLY_CAP)
     problem = arrangement_problem(state)
     if problem:
@@ -321,12 +362,13 @@ def parse_premoves(text: str, source: str) -> list[tuple[Decision, int]]:
     """Pre-moves: decisions separated by ';' or newlines, '#' starts a comment.
     Returns each decision with its line number (for error messages)."""
     found = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in file_lines(text, source):
         for part in line.split("#", 1)[0].split(";"):
-            if part.strip():
+            if part.strip(" \t"):
                 try:
                     found.append((parse_decision(part), number))
                 except DecisionError as exc:
-                    raise InputError(f"pre-move {part.strip()!r}: {exc}", source, number) from None
+                    raise InputError(f"pre-move {quote(part.strip(' '))}: {exc}",
+                                     source, number) from None
     return found
 

@@ -7,7 +7,8 @@ import re
 
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
-from referee.core.textgrid import square_rows
+from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
+from referee.core.textgrid import decision_words, square_rows
 
 from .rules import EMPTY, PASS, SIZE, Decision, Move, Pieces, shape
 
@@ -25,7 +26,7 @@ def parse_pieces(text: str, source: str) -> Pieces:
         for c, (column, word) in enumerate(words):
             match = _TOKEN.fullmatch(word)
             if not match:
-                raise InputError(f"bad cell {word!r}: expected a shape O, S or X followed by "
+                raise InputError(f"bad cell {quote(word)}: expected a shape O, S or X followed by "
                                  "0 (empty), 1 or 2 (a player's piece)", source, line, column)
             expected = shape((r, c))
             if match.group(1) != expected:
@@ -46,15 +47,21 @@ def pieces_text(pieces: Pieces) -> str:
 
 
 def parse_decision(text: str) -> Decision:
-    words = text.split()
+    words = decision_words(text)
     if [w.lower() for w in words] == ["pass"]:
         return PASS
-    if len(words) != 4 or not all(re.fullmatch(r"[+-]?\d+", w) for w in words):
-        raise DecisionError(f"expected {DECISION_HELP}; got {text.strip()!r}")
-    x1, y1, x2, y2 = (int(w) for w in words)
+    if len(words) != 4:
+        raise DecisionError(f"expected {DECISION_HELP}; got {quote(text.strip())}")
+    values = []
+    for word in words:
+        try:
+            values.append(parse_int(word, 0, SIZE - 1, "coordinate",
+                                    f"is outside the 9x9 array (0-{SIZE - 1})"))
+        except OutOfRange as exc:
+            raise DecisionError(str(exc)) from None
+        except NumberError as exc:
+            raise DecisionError(f"expected {DECISION_HELP}; got {quote(text.strip())}: {exc}") from None
+    x1, y1, x2, y2 = values
     if (x1, y1, x2, y2) == (0, 0, 0, 0):
         return PASS
-    for value in (x1, y1, x2, y2):
-        if not 0 <= value < SIZE:
-            raise DecisionError(f"coordinate {value} is outside the 9x9 array (0-{SIZE - 1})")
     return Move((x1, y1), (x2, y2))

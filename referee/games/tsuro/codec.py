@@ -24,6 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from referee.core.errors import InputError
+from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
+from referee.core.textgrid import file_lines, words as line_words
 
 from . import board as geo
 from .board import Cells, Point
@@ -74,17 +76,23 @@ def board_text(state: TsuroState, viewer: int | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _number(part: str, high: int, what: str, cell: str, where: tuple[str, int, int]) -> int:
+    """One number of a ``TILE/ROT`` cell; the error quotes the whole cell."""
+    try:
+        return parse_int(part, 0, high, what)
+    except NumberError as exc:
+        message = str(exc) if isinstance(exc, OutOfRange) else f"{what} of cell {quote(cell)}: {exc}"
+        raise InputError(message, *where) from None
+
+
 def _cell(word: str, source: str, line: int, column: int) -> tuple[int, int] | None:
     if word == ".":
         return None
     tile, slash, rotation = word.partition("/")
-    if not slash or not tile.isdigit() or not rotation.isdigit():
-        raise InputError(f"cell {word!r} is neither '.' nor TILE/ROT", source, line, column)
-    if int(tile) >= len(TILES):
-        raise InputError(f"tile {tile} is outside 0..{len(TILES) - 1}", source, line, column)
-    if int(rotation) >= ROTATIONS:
-        raise InputError(f"rotation {rotation} is outside 0..{ROTATIONS - 1}", source, line, column)
-    return int(tile), int(rotation)
+    if not slash:
+        raise InputError(f"cell {quote(word)} is neither '.' nor TILE/ROT", source, line, column)
+    return (_number(tile, len(TILES) - 1, "tile", word, (source, line, column)),
+            _number(rotation, ROTATIONS - 1, "rotation", word, (source, line, column + len(tile) + 1)))
 
 
 def parse_board(text: str, source: str) -> Cells:
@@ -92,36 +100,36 @@ def parse_board(text: str, source: str) -> Cells:
     cells: list[tuple[int, int] | None] = []
     where: dict[int, tuple[int, int]] = {}
     rows = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0]
-        words = line.split()
-        if not words:
+    last_line = None
+    for number, line in file_lines(text, source):
+        last_line = number
+        found = line_words(line)
+        if not found:
             continue
-        if words[0] in SNAPSHOT_KEYWORDS:
+        first_column, first = found[0]
+        if first in SNAPSHOT_KEYWORDS:
             raise InputError(f"a start file holds only the {geo.SIZE} board rows; "
-                             f"'{words[0]}' lines belong to snapshots", source, number, 1)
+                             f"'{first}' lines belong to snapshots", source, number, first_column)
         if rows == geo.SIZE:
-            raise InputError(f"more than {geo.SIZE} board rows", source, number, 1)
-        if words[0] != str(rows):
-            raise InputError(f"expected row number {rows} first, got {words[0]!r}", source, number,
-                             line.index(words[0]) + 1)
-        if len(words) != geo.SIZE + 1:
-            raise InputError(f"row {rows} has {len(words) - 1} cells, expected {geo.SIZE}", source, number)
-        column = len(line) - len(line.lstrip()) + len(words[0])
-        for word in words[1:]:
-            column = line.index(word, column)
-            cell = _cell(word, source, number, column + 1)
+            raise InputError(f"more than {geo.SIZE} board rows", source, number, first_column)
+        if first != str(rows):
+            raise InputError(f"expected row number {rows} first, got {quote(first)}", source, number,
+                             first_column)
+        if len(found) != geo.SIZE + 1:
+            raise InputError(f"row {rows} has {len(found) - 1} cells, expected {geo.SIZE}",
+                             source, number)
+        for column, word in found[1:]:
+            cell = _cell(word, source, number, column)
             if cell is not None:
                 if cell[0] in where:
-                    first = where[cell[0]]
-                    raise InputError(f"tile {cell[0]} is already on the board at line {first[0]} "
-                                     f"column {first[1]}", source, number, column + 1)
-                where[cell[0]] = (number, column + 1)
+                    first_seen = where[cell[0]]
+                    raise InputError(f"tile {cell[0]} is already on the board at line {first_seen[0]} "
+                                     f"column {first_seen[1]}", source, number, column)
+                where[cell[0]] = (number, column)
             cells.append(cell)
-            column += len(word)
         rows += 1
     if rows != geo.SIZE:
-        raise InputError(f"the board has {rows} rows, expected {geo.SIZE}", source)
+        raise InputError(f"the board has {rows} rows, expected {geo.SIZE}", source, last_line)
     return tuple(cells)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from referee.core.game import DecisionError
+from referee.core.numbers import NumberError, parse_int, quote
+from referee.core.textgrid import decision_words
 
 HELP = "setup step: 'S p' (start position 0..47); play step: 'T i rot r c' (hand index, rotation, cell)"
 
@@ -43,22 +45,28 @@ class Skip:
 Decision = Start | Place | Skip
 
 _ARITY = {"S": 1, "T": 4}
+_FIELDS = {"S": ("start position",), "T": ("hand index", "rotation", "row", "column")}
+MAX_NUMBER = 99
+"""The largest number a decision may hold: two digits, above every range the
+rules check (a larger one is malformed rather than illegal)."""
 
 
 def parse_decision(text: str) -> Decision:
-    words = text.split()
+    words = decision_words(text)
     if not words:
         raise DecisionError("empty decision; " + HELP)
     head, args = words[0].upper(), words[1:]
     if head == "SKIP" and not args:
         return Skip()
     if head not in _ARITY:
-        raise DecisionError(f"unknown decision {words[0]!r}; " + HELP)
+        raise DecisionError(f"unknown decision {quote(words[0])}; " + HELP)
     if len(args) != _ARITY[head]:
         form = "'S p'" if head == "S" else "'T i rot r c'"
-        raise DecisionError(f"{form} takes {_ARITY[head]} integer(s), got {len(args)}: {text.strip()!r}")
+        raise DecisionError(f"{form} takes {_ARITY[head]} integer(s), got {len(args)}: "
+                            f"{quote(text.strip())}")
     try:
-        numbers = [int(a) for a in args]
-    except ValueError:
-        raise DecisionError(f"expected integers after {head!r}, got {text.strip()!r}") from None
+        numbers = [parse_int(a, 0, MAX_NUMBER, what) for a, what in zip(args, _FIELDS[head])]
+    except NumberError as exc:
+        raise DecisionError(f"expected integers after {head!r}, got {quote(text.strip())}: "
+                            f"{exc}") from None
     return Start(*numbers) if head == "S" else Place(*numbers)

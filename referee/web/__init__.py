@@ -1,0 +1,8 @@
+"""Pages a person opens in a browser: the replay of one match and the report
+of a tournament.  Each page is a single self-contained HTML file (its CSS, JS
+and data inlined) so it opens from a USB stick or an e-mail attachment.
+
+Templates live in ``templates/`` (jinja2), styles and scripts in ``static/``;
+``scenes/<game>.py`` turns a game's recomputed states into what its
+``static/draw_<game>.js`` draws.
+"""

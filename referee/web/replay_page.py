@@ -1,0 +1,152 @@
+"""The replay page of one match: header (game, players, seed, board, result),
+the board drawn in SVG for every step, the move list with verdict badges, the
+selected step's events, message and output, and navigation (slider, buttons,
+keys, ``#step=K`` links).
+
+Every frame's state comes from ``referee.replay.frames`` (recomputed from the
+start position and the logged decisions), never from the snapshots, so what a
+TA sees is what the rules say happened."""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from referee.core import files
+from referee.replay import frames
+
+from . import assets
+from .scenes import scene_module
+
+RECORD_KEYS = ("step", "player", "kind", "decision", "applied", "verdict", "message", "fault",
+               "events", "scores", "wall_ms", "cpu_ms", "peak_kb", "exit", "auto",
+               "stdout", "stderr")
+"""The log keys the page shows; others (added later to the log) are ignored."""
+
+DECISION_CAP = 300
+OUTPUT_CAP = 400
+
+
+def _cap(text: Any, limit: int) -> Any:
+    if isinstance(text, str) and len(text) > limit:
+        return "…" + text[-limit:]
+    return text
+
+
+def player_rows(match: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for i, p in enumerate(match.get("players") or [], 1):
+        command = p.get("command")
+        if isinstance(command, list):
+            command = shlex.join(str(part) for part in command)
+        rows.append({"id": int(p.get("id", i)), "name": str(p.get("name", f"player {i}")),
+                     "command": str(command or "")})
+    return rows
+
+
+def board_label(match: dict[str, Any]) -> str:
+    board = match.get("board") or {}
+    if isinstance(board, dict):
+        label = str(board.get("source") or board.get("file") or "<default>")
+        if board.get("sha256"):
+            label += f" (sha256 {str(board['sha256'])[:12]}…)"
+        return label
+    return str(board)
+
+
+def seat_label(seat: int, names: dict[int, str]) -> str:
+    """'p2 alice': names alone can repeat (two builtin:random players)."""
+    return f"p{seat} {names[seat]}" if seat in names else f"player {seat}"
+
+
+def result_summary(result: dict[str, Any] | None, names: dict[int, str]) -> dict[str, Any] | None:
+    """The banner: who won (or that it was a draw/tie), why, and the scores."""
+    if not result:
+        return None
+    winner = result.get("winner")
+    scores = result.get("scores") or {}
+    ranking = [[int(p) for p in group] for group in result.get("ranking") or []]
+    if winner is not None:
+        headline = f"{seat_label(int(winner), names)} wins"
+    elif ranking and len(ranking[0]) > 1:
+        headline = "tie: " + ", ".join(seat_label(p, names) for p in ranking[0])
+    else:
+        headline = "draw"
+    return {
+        "winner": None if winner is None else int(winner),
+        "headline": headline,
+        "reason": str(result.get("reason", "")),
+        "steps": result.get("steps"),
+        "ranking": ranking,
+        "scores": {str(k): v for k, v in scores.items()},
+    }
+
+
+def frame_record(record: dict[str, Any]) -> dict[str, Any]:
+    out = {key: record[key] for key in RECORD_KEYS if key in record}
+    out["decision"] = _cap(out.get("decision"), DECISION_CAP)
+    for key in ("stdout", "stderr"):
+        if key in out:
+            out[key] = _cap(out[key], OUTPUT_CAP)
+    return out
+
+
+def page_data(replay) -> dict[str, Any]:
+    """Everything the page's script needs, as plain JSON-able data."""
+    all_frames = frames(replay)
+    module = scene_module(replay.game.name)
+    players = player_rows(replay.match)
+    names = {p["id"]: p["name"] for p in players}
+    out_frames = []
+    prev = None
+    for record, state in all_frames:
+        if module is not None:
+            scene = module.scene(prev, record, state)
+        else:
+            scene = {"text": replay.game.render(state, None, False)}
+        out_frames.append({"record": None if record is None else frame_record(record),
+                           "scene": scene})
+        prev = state
+    data: dict[str, Any] = {
+        "game": replay.game.name,
+        "title": replay.game.title,
+        "players": players,
+        "result": result_summary(replay.result, names),
+        "frames": out_frames,
+        "logged_steps": len(replay.records),
+        "drawing": "svg" if module is not None else "text",
+    }
+    extras = getattr(module, "page_extras", None)
+    if extras is not None:
+        data["extras"] = extras()
+    return data
+
+
+def render(replay) -> str:
+    data = page_data(replay)
+    match = replay.match
+    script = f"draw_{replay.game.name}.js"
+    context = {
+        "title": f"{replay.game.title} replay: {replay.root.name}",
+        "game_title": replay.game.title,
+        "match_id": replay.root.name,
+        "variant": match.get("variant") or "",
+        "seed": match.get("seed"),
+        "board": board_label(match),
+        "policy": match.get("policy") or "",
+        "players": data["players"],
+        "result": data["result"],
+        "steps": len(data["frames"]) - 1,
+        "logged_steps": data["logged_steps"],
+        "referee_version": match.get("referee") or "",
+        "css": assets.static("replay.css"),
+        "common_js": assets.static("svg.js"),
+        "game_js": assets.static(script) if data["drawing"] == "svg" and assets.has_static(script) else "",
+        "replay_js": assets.static("replay.js"),
+        "data_json": assets.json_for_script(data),
+    }
+    return assets.environment().get_template("replay.html.j2").render(**context)
+
+
+def write(replay, path: Path) -> None:
+    files.write_text(Path(path), render(replay))

@@ -1,0 +1,56 @@
+/* Small helpers shared by the replay page and every game's drawing:
+   building SVG and HTML elements, player colours. */
+"use strict";
+var Referee = window.Referee || {};
+window.Referee = Referee;
+
+Referee.SVGNS = "http://www.w3.org/2000/svg";
+/* Player 1..8; 1-4 match Quoridor's red, blue, green, yellow. */
+Referee.COLORS = ["#d62728", "#1f77b4", "#2ca02c", "#e0b000", "#9467bd", "#ff7f0e", "#17becf", "#8c564b"];
+Referee.color = function (player) { return Referee.COLORS[(player - 1) % Referee.COLORS.length]; };
+
+/* svg("rect", {x: 1, ...}, parent) -> the new element, appended to parent if given */
+Referee.svg = function (tag, attrs, parent) {
+  var el = document.createElementNS(Referee.SVGNS, tag);
+  for (var k in attrs || {}) { if (attrs[k] !== null && attrs[k] !== undefined) el.setAttribute(k, attrs[k]); }
+  if (parent) parent.appendChild(el);
+  return el;
+};
+Referee.text = function (x, y, str, attrs, parent) {
+  var t = Referee.svg("text", Object.assign({x: x, y: y}, attrs || {}), parent);
+  t.textContent = str;
+  return t;
+};
+/* html("div", {class: "x"}, "text", parent) */
+Referee.html = function (tag, attrs, content, parent) {
+  var el = document.createElement(tag);
+  for (var k in attrs || {}) { if (attrs[k] !== null && attrs[k] !== undefined) el.setAttribute(k, attrs[k]); }
+  if (content !== undefined && content !== null) el.textContent = String(content);
+  if (parent) parent.appendChild(el);
+  return el;
+};
+Referee.root = function (width, height, label) {
+  return Referee.svg("svg", {viewBox: "0 0 " + width + " " + height, width: width, height: height,
+                             role: "img", "aria-label": label, "class": "board-svg"});
+};
+/* An arrow from (x1,y1) to (x2,y2): the move just played. */
+Referee.arrow = function (x1, y1, x2, y2, attrs, parent) {
+  var g = Referee.svg("g", Object.assign({"class": "last-move"}, attrs || {}), parent);
+  Referee.svg("line", {x1: x1, y1: y1, x2: x2, y2: y2, "class": "arrow-line"}, g);
+  var a = Math.atan2(y2 - y1, x2 - x1), h = 10;
+  var p = [[x2, y2], [x2 - h * Math.cos(a - 0.45), y2 - h * Math.sin(a - 0.45)],
+           [x2 - h * Math.cos(a + 0.45), y2 - h * Math.sin(a + 0.45)]];
+  Referee.svg("polygon", {points: p.map(function (q) { return q.join(","); }).join(" "), "class": "arrow-head"}, g);
+  return g;
+};
+Referee.playerName = function (data, id) {
+  for (var i = 0; i < data.players.length; i++) { if (data.players[i].id === id) return data.players[i].name; }
+  return "player " + id;
+};
+/* A colour swatch + "p1 name" label, as an HTML element */
+Referee.playerLabel = function (data, id, parent) {
+  var span = Referee.html("span", {"class": "who"}, null, parent);
+  Referee.html("span", {"class": "swatch", style: "background:" + Referee.color(id)}, null, span);
+  Referee.html("span", null, "p" + id + " " + Referee.playerName(data, id), span);
+  return span;
+};

@@ -1,0 +1,124 @@
+"""The tournament's report.html: a real tournament through the CLI, then the
+page read in a headless browser (standings, cross-table, bracket, links to
+replay pages that exist), and the page's pieces checked on their own."""
+from __future__ import annotations
+
+import csv
+import sys
+from types import SimpleNamespace
+
+import pytest
+import yaml
+from browser import dump_dom, needs_browser, screenshot
+from conftest import BOARDS, referee
+
+from referee.tournament.journal import GameRecord
+from referee.web.report_page import REPLAY_NAME, cross_table, standings_rows, write_replays
+
+CRASHER = "import sys\nprint('bye <i>now</i>')\nsys.exit(5)\n"
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory):
+    """Double elimination of four (one always crashes) on a small Cantris board."""
+    root = tmp_path_factory.mktemp("report")
+    (root / "crash.py").write_text(CRASHER)
+    config = {"game": "cantris", "boards": str(BOARDS / "cantris" / "6x3-1.txt"),
+              "format": "double_elimination", "seed": 7, "out": "out",
+              "entrants": [{"name": "ann", "command": "builtin:greedy"},
+                           {"name": "bob", "command": "builtin:random"},
+                           {"name": "cy", "command": f"{sys.executable} {root / 'crash.py'}"},
+                           {"name": "dee", "command": "builtin:random"}]}
+    path = root / "class.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    proc = referee("tournament", path, "--jobs", "2", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    out = root / "out"
+    games = list(csv.DictReader((out / "games.csv").open()))
+    standings = list(csv.DictReader((out / "standings.csv").open()))
+    return out, games, standings
+
+
+def test_every_game_has_a_replay_page_and_a_link(tournament):
+    out, games, _ = tournament
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert games
+    for game in games:
+        replay = out / game["folder"] / REPLAY_NAME
+        assert replay.is_file() and replay.stat().st_size > 5000
+        assert f'href="{game["folder"]}/{REPLAY_NAME}"' in page
+    assert "http://" not in page and "https://" not in page
+
+
+def test_existing_replay_pages_are_kept(tournament):
+    out, games, _ = tournament
+    records = [SimpleNamespace(key=g["game"], folder=g["folder"]) for g in games]
+    again = write_replays(out, records)
+    assert again["written"] == 0 and not again["failed"]
+
+
+@needs_browser
+def test_report_standings_cross_table_and_bracket(tournament, tmp_path):
+    out, games, standings = tournament
+    report = out / "report.html"
+    dom = dump_dom(report)
+    rows = [a for tag, a in dom.elements if tag == "tr" and "data-entrant" in a]
+    assert len(rows) == len(standings) == 4
+    assert [a["data-place"] for a in rows] == [s["place"] for s in standings]
+    crash = {a["data-verdict"] for a in dom.find(data_verdict="CRASH")}
+    assert crash == {"CRASH"}
+    cy = next(s for s in standings if s["name"] == "cy")
+    assert int(cy["CRASH"]) > 0
+    # the cross-table is antisymmetric and counts every game once per pair
+    cells = {(a["data-row"], a["data-col"]): a for a in dom.find() if "data-row" in a}
+    total = 0
+    for (row, col), a in cells.items():
+        mirror = cells[(col, row)]
+        assert a["data-wins"] == mirror["data-losses"] and a["data-draws"] == mirror["data-draws"]
+        total += int(a["data-wins"]) + int(a["data-draws"]) + int(a["data-losses"])
+    assert total == 2 * len(games)
+    # the bracket: every table that played is a box, its winner marked
+    boxes = {a["data-match"]: a for a in dom.find() if "data-match" in a}
+    for table in {g["table"] for g in games}:
+        assert table in boxes and boxes[table]["data-winner"] in {"ann", "bob", "cy", "dee"}
+    assert "Grand final" in dom.source
+    screenshot(report, tmp_path / "report.png", size="1280,1800")
+    screenshot(report, tmp_path / "report-phone.png", size="400,1800")
+
+
+@needs_browser
+def test_a_linked_replay_opens_with_its_result(tournament):
+    out, games, _ = tournament
+    game = next(g for g in games if "CRASH" in g["reason"])
+    log = [yaml.safe_load(line) for line in (out / game["folder"] / "log.jsonl").read_text().splitlines()]
+    step = next(r["step"] for r in log if r["verdict"] == "CRASH")
+    dom = dump_dom(out / game["folder"] / REPLAY_NAME, f"#step={step}")
+    winner = game["winner"]
+    assert dom.text("result-headline").endswith(f"{winner} wins")
+    assert dom.find(data_verdict="CRASH")
+    assert "bye &lt;i&gt;now&lt;/i&gt;" in dom.source
+
+
+def record(key, seats, ranking, winner=None):
+    return GameRecord(key=key, table="t", seats=seats, board=0, seed=0, extra=False, winner=winner,
+                      ranking=ranking, scores=None, reason="", verdicts={}, steps=1, folder=key)
+
+
+def test_cross_table_counts_who_finished_ahead_at_bigger_tables():
+    # entrants 0, 1, 2 at one Tsuro table: seat 2 (entrant 1) first, seats 1 and 3 tied out
+    grid = cross_table([record("g", (0, 1, 2), ((2,), (1, 3)), winner=2)], 3)
+    assert (grid[1][0].wins, grid[1][2].wins) == (1, 1)
+    assert (grid[0][1].losses, grid[0][2].draws, grid[2][0].draws) == (1, 1, 1)
+    assert grid[1][0].tone == "ahead" and grid[0][1].tone == "behind" and grid[0][2].tone == "even"
+
+
+def test_rating_column_only_when_standings_carry_ratings():
+    from collections import Counter
+
+    base = dict(entrant=0, name="ann", seed=1, place=1, games=2, wins=1, draws=0, losses=1,
+                points=1.0, score=3.5, verdicts=Counter({"TIMEOUT": 2, "OK": 9}))
+    rows, faults, rated = standings_rows([SimpleNamespace(**base)])
+    assert not rated and faults == ["TIMEOUT"] and rows[0]["verdicts"] == [("TIMEOUT", 2)]
+    rows, _, rated = standings_rows([SimpleNamespace(**base, rating=1523.4, rating_low=1400.0,
+                                                     rating_high=1650.2)])
+    assert rated and rows[0]["rating"] == "1523" and rows[0]["interval"] == "1400 – 1650"

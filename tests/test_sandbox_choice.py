@@ -1,0 +1,45 @@
+"""Choosing the sandbox: auto falls back to none with one warning line where
+bwrap cannot start; --sandbox bwrap then stops with a clear error; match.yaml
+says which was used."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from conftest import BOARDS
+
+REFEREE = str(Path(sys.executable).with_name("referee"))
+
+
+def _play(tmp_path: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([REFEREE, "play", "cantris", "--player", "builtin:random", "--player",
+                           "builtin:random", "--board", str(BOARDS / "cantris" / "6x3-1.txt"),
+                           "--out", str(tmp_path / "m"), "--quiet", "--seed", "1", *extra],
+                          capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          timeout=120)
+
+
+def test_auto_falls_back_to_none_with_one_warning(tmp_path):
+    proc = _play(tmp_path, env={"REFEREE_BWRAP": "/bin/false", "REFEREE_SANDBOX": ""})
+    assert proc.returncode == 0, proc.stderr
+    warnings = [ln for ln in proc.stderr.splitlines() if ln.startswith("referee: warning:")]
+    assert len(warnings) == 1 and "without a sandbox" in warnings[0] and "/bin/false" in warnings[0]
+    assert yaml.safe_load((tmp_path / "m" / "match.yaml").read_text())["sandbox"] == "none"
+
+
+def test_asking_for_bwrap_where_it_cannot_start_is_an_error(tmp_path):
+    proc = _play(tmp_path, "--sandbox", "bwrap", env={"REFEREE_BWRAP": "/bin/false"})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("referee: error: --sandbox bwrap: /bin/false")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "m").exists()
+
+
+def test_none_is_recorded_and_has_no_warning(tmp_path):
+    proc = _play(tmp_path, "--sandbox", "none")
+    assert proc.returncode == 0 and "warning" not in proc.stderr
+    assert yaml.safe_load((tmp_path / "m" / "match.yaml").read_text())["sandbox"] == "none"
