@@ -149,6 +149,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
          color: bool | None, show_output: bool | None, sandbox: str | None) -> None:
     """Play one match of GAME and write its folder (GAME may come from --config)."""
     from referee.console import ConsoleObserver, format_result
+    from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
     from referee.games import get_game
 
@@ -184,7 +185,10 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     if color is None:
         color = conf.get("color")
         color = sys.stdout.isatty() if color is None else bool(color)
-    spec = MatchSpec(game=game, players=player_list, board=board or conf_path("board"),
+    from referee.resources import resolve_board
+
+    spec = MatchSpec(game=game, players=player_list,
+                     board=resolve_board(game, board or conf_path("board")),
                      variant=variant or conf.get("variant"),
                      seed=seed_value(seed, name="--seed") if seed is not None
                      else seed_value(conf.get("seed"), str(config)),
@@ -193,6 +197,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                      quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
                      sandbox=sandbox or str(conf.get("sandbox") or "auto"))
     prepared = prepare(spec)
+    preflight.check_match(prepared)  # a command that cannot start fails here, not every step
     show_output = conf_flag(show_output, "show_output")
     if quiet:
         observer = ConsoleObserver(boards=False, show_output=True) if show_output else Observer()
@@ -214,12 +219,13 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
 @click.option("--variant", help="Game variant the file is for.")
 def validate(game: str, file: Path, variant: str | None) -> None:
     """Check a board / start-position FILE for GAME."""
+    from referee.core.textgrid import read_board_file
     from referee.games import get_game
+    from referee.resources import resolve_board
 
     g = get_game(game)
     variant = variant or g.variants[0]
-    from referee.core.textgrid import read_board_file
-
+    file = resolve_board(g.name, file) or file
     board = g.parse_board(read_board_file(file), str(file), variant)
     for warning in g.board_warnings(board):
         click.echo(f"{file}: warning: {warning}")

@@ -1,65 +1,113 @@
 """``referee new-player``: a student's starting folder, ready to run.
 
-Copies the game's template and the SDK it needs, and writes a short README
-with the exact commands, so the first run works before any code is changed."""
+The folder is self-contained, so a student can zip it and hand it in: the
+game's template, the SDK copied in beside it (Python: ``referee_sdk/``, C++:
+``referee_sdk.hpp``) and a README.md with the exact commands for Linux, macOS
+and Windows, written to be run from inside the folder.  The first run works
+before any code is changed."""
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+from referee import resources
 from referee.core.errors import InputError
-from referee.core.players import players_dir
 from referee.games import get_game
 
 _SOURCES = {"python": ("template.py", "player.py"), "cpp": ("template.cpp", "player.cpp")}
 
-_README = {
-    "python": """\
-{title} player (Python)
+# Per language: the commands for each system, run from inside the folder.
+_COMMANDS = {
+    "python": [
+        ("Linux and macOS", ['referee play {game} --player "python3 player.py" {opponents}']),
+        ("Windows", ['referee play {game} --player "py player.py" {opponents}']),
+    ],
+    "cpp": [
+        ("Linux", ["g++ -std=c++14 -O2 -Wall -Wextra -o player player.cpp",
+                   "referee play {game} --player ./player {opponents}"]),
+        ("macOS", ["clang++ -std=c++14 -O2 -Wall -Wextra -o player player.cpp",
+                   "referee play {game} --player ./player {opponents}"]),
+        ("Windows (MinGW-w64 g++)", ["g++ -std=c++14 -O2 -Wall -Wextra -o player.exe player.cpp",
+                                     "referee play {game} --player player.exe {opponents}"]),
+    ],
+}
 
-Play it against the built-in greedy player:
-    referee play {game} --player "python3 {dir}/player.py" {opponents}
-
-Your code goes in play_games(step) in player.py.  referee_sdk/ is the
-student SDK (standard library only): read_board(), read_ckbd(step),
-read_state(), save_decision(...).  Each step the referee runs
-`python3 player.py <step> <player_id>` in a private folder holding Board.txt,
-state.json and step_logs/step_<k>.txt; your program writes decision.txt.
+_ABOUT = {
+    "python": """Your code goes in `play_games(step)` in `player.py`. `referee_sdk/` is the
+student SDK (standard library only): `read_board()`, `read_ckbd(step)`,
+`read_state()`, `save_decision(...)`, `player_rng()`. Each step the referee runs
+`python3 player.py <step> <player_id>` in a private folder holding `Board.txt`,
+`state.json` and `step_logs/step_<k>.txt`; your program writes `decision.txt`.
 """,
-    "cpp": """\
-{title} player (C++14)
-
-Build and play it against the built-in greedy player:
-    g++ -std=c++14 -O2 -Wall -Wextra -o {dir}/player {dir}/player.cpp
-    referee play {game} --player {dir}/player {opponents}
-
-Your code goes in play_games(step) in player.cpp.  referee_sdk.hpp is the
-one-header SDK: read_board(), read_ckbd(step), read_state(), save_decision(...).
+    "cpp": """Your code goes in `play_games(step)` in `player.cpp`. `referee_sdk.hpp` is the
+one-header SDK: `read_board()`, `read_ckbd(step)`, `read_state()`,
+`save_decision(...)`. Each step the referee runs `./player <step> <player_id>`
+in a private folder holding `Board.txt`, `state.json` and
+`step_logs/step_<k>.txt`; your program writes `decision.txt`.
 """,
 }
 
+_HAND_IN = {  # what a grader needs, and what a zip leaves out
+    "python": ("`player.py` and `referee_sdk/`", "'*/__pycache__/*' '{name}/step_logs/*'"),
+    "cpp": ("`player.cpp` and `referee_sdk.hpp` (not the compiled `player`)",
+            "'{name}/player' '{name}/step_logs/*'"),
+}
+
+_README = """\
+# {title} player ({language})
+
+## Run it
+
+{verb} it against the built-in greedy player, from inside this folder.
+
+{run}{about}
+## Handing it in
+
+This folder is self-contained: {files}
+are all a grader needs. From the folder above this one:
+
+- Linux, macOS: `zip -r {name}.zip {name} -x {skip}`
+- Windows (PowerShell): `Compress-Archive -Path {name} -DestinationPath {name}.zip`
+
+Rules, file formats and limits: `referee --help`, and the game's page in the
+referee's documentation (docs/games/{game}.md).
+"""
+
 
 def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
-    """Create ``directory`` with the template; returns lines to print."""
+    """Create ``directory`` with the template, its SDK and README.md;
+    returns lines to print."""
     game = get_game(game_name)
     source_name, target_name = _SOURCES[lang]
-    source = players_dir() / game.name / source_name
+    players = resources.players_dir()
+    source = players / game.name / source_name
+    sdk = players / "sdk"
     if not source.is_file():
-        raise InputError(f"no {lang} template for {game.name} yet")
+        raise InputError(f"no {lang} template for {game.name} yet (looked in {players})")
     directory = Path(directory)
     target = directory / target_name
     if target.exists():
         raise InputError(f"{target} already exists; choose another folder")
     directory.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
-    sdk = players_dir() / "sdk"
     if lang == "python":
         shutil.copytree(sdk / "python" / "referee_sdk", directory / "referee_sdk",
-                        dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+                        dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     else:
         shutil.copyfile(sdk / "cpp" / "referee_sdk.hpp", directory / "referee_sdk.hpp")
     seats = 2 if 2 in game.player_counts else min(game.player_counts)
     opponents = " ".join(["--player builtin:greedy"] * (seats - 1))
-    readme = _README[lang].format(title=game.title, game=game.name, dir=directory, opponents=opponents)
-    (directory / "README.txt").write_text(readme, encoding="utf-8")
-    return [f"wrote {target}", f"wrote {directory / 'README.txt'}", "", *readme.splitlines()[2:5]]
+    commands = [(system, [line.format(game=game.name, opponents=opponents) for line in lines])
+                for system, lines in _COMMANDS[lang]]
+    run = "".join(f"{system}:\n\n" + "".join(f"    {line}\n" for line in lines) + "\n"
+                  for system, lines in commands)
+    readme = _README.format(
+        title=game.title, language="Python" if lang == "python" else "C++14", game=game.name,
+        verb="Play" if lang == "python" else "Build and play", run=run, about=_ABOUT[lang],
+        files=_HAND_IN[lang][0], skip=_HAND_IN[lang][1].format(name=directory.resolve().name),
+        name=directory.resolve().name)
+    (directory / "README.md").write_text(readme, encoding="utf-8")
+    others = " and ".join(system.split(" (")[0] for system, _ in commands[1:])
+    return [f"wrote {target}", f"wrote {directory / 'README.md'}", "",
+            f"cd {directory}, then on {commands[0][0]} (README.md has {others}):",
+            *(f"    {line}" for line in commands[0][1])]

@@ -120,7 +120,7 @@ def test_validate_ok_and_warnings(tmp_path):
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--set", "cpu_time=x"),
      "limit cpu_time: expected a number, got 'x'"),
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--board", "nope.txt"),
-     "nope.txt: cannot read board file: No such file or directory"),
+     "nope.txt: cannot read: No such file or directory"),
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--variant", "big"),
      "unknown variant 'big' for cantris"),
     (("replay", "nowhere", "--verify"), "nowhere: not a match folder"),
@@ -227,9 +227,11 @@ def test_python_m_referee_works():
 @pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
 def test_new_player_cpp_template_builds_and_plays_as_its_readme_says(tmp_path):
     assert referee("new-player", "cantris", "bot", "--lang", "cpp", cwd=tmp_path).returncode == 0
-    readme = (tmp_path / "bot" / "README.txt").read_text()
-    build = next(line.strip() for line in readme.splitlines() if line.strip().startswith("g++"))
-    assert subprocess.run(build + " -Werror", shell=True, cwd=tmp_path).returncode == 0
+    readme = (tmp_path / "bot" / "README.md").read_text()
+    lines = readme.splitlines()
+    build = lines[lines.index("Linux:") + 2].strip()  # the README's commands run inside the folder
+    assert build.startswith("g++ ")
+    assert subprocess.run(build + " -Werror", shell=True, cwd=tmp_path / "bot").returncode == 0
     proc = referee("play", "cantris", "--player", "bot/player", "--player", "builtin:greedy",
                    "--board", BOARDS / "cantris" / "10x5-1.txt", "--out", "m", "--quiet", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Protocol, TextIO
 
+from referee import resources
+
 from .errors import InputError
 from .game import DecisionError, Game, GameState
 from . import seats
@@ -24,9 +26,9 @@ DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read 
 
 
 def players_dir() -> Path:
-    """The built-in players and SDKs (``players/`` beside the package)."""
-    env = os.environ.get("REFEREE_PLAYERS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "players"
+    """The built-in players and SDKs, wherever this install keeps them
+    (a checkout's ``players/`` or the wheel's bundled copy)."""
+    return resources.players_dir()
 
 
 def builtin_names(game: str) -> list[str]:

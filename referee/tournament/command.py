@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from referee.core.preflight import check_entrants
+
 from .config import load_config
 from .runner import Tournament
 from .standings import text_table
@@ -31,6 +33,7 @@ def default_jobs() -> int:
 def tournament_command(config_file: Path, resume: bool, jobs: int | None) -> None:
     """Play a tournament described by CONFIG.yaml (see docs/tournaments.md)."""
     config = load_config(config_file)
+    check_entrants(config)  # every entrant's command can start, before the first game
     summary = Tournament(config).run(jobs or default_jobs(), resume)
     if summary.bracket:
         click.echo(summary.bracket)

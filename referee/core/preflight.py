@@ -1,0 +1,229 @@
+"""Pre-flight: before the first step, check that every player command can
+start at all.
+
+Without it a mistyped path, a C++ source given instead of its binary or a
+script without execute permission only shows up as a CRASH on every step, and
+a student or TA reads a lost match instead of the one-line reason.  The checks
+are about starting, never about playing: they look at the command's first word
+(and, for a known interpreter, at the script it is given), not at its output.
+
+Built-ins, ``human`` and game-specific kinds (Quoridor's ``module:``) are
+resolved by their own code, which already refuses what it cannot find; their
+command lines start with this Python and pass trivially.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .errors import InputError
+
+WINDOWS = os.name == "nt"
+
+# A source file given as the command: what to run first.
+_SOURCES = {
+    ".cpp": "g++ -std=c++14 -O2 -o {stem} {name}", ".cc": "g++ -std=c++14 -O2 -o {stem} {name}",
+    ".cxx": "g++ -std=c++14 -O2 -o {stem} {name}", ".c": "gcc -O2 -o {stem} {name}",
+    ".hpp": None, ".h": None, ".java": "javac {name}",
+}
+# A script given as the command: the interpreter that runs it.
+_INTERPRETERS = {".py": "py" if WINDOWS else "python3", ".sh": "bash", ".js": "node",
+                 ".rb": "ruby", ".pl": "perl", ".jar": "java -jar", ".php": "php", ".lua": "lua"}
+# Interpreters whose first non-option argument is a script file.
+_SCRIPT_RUNNERS = {"python", "python3", "py", "pypy3", "node", "ruby", "perl", "bash", "sh", "php",
+                   "lua"}
+_WINDOWS_EXECUTABLE = {".exe", ".com", ".bat", ".cmd"}
+
+
+def check_players(players: Iterable[tuple[str, Sequence[str] | None]], base_dir: Path,
+                  source: str | None = None) -> None:
+    """Raise one InputError for the first player whose command cannot start.
+
+    ``players`` holds (label, argv) pairs: the label names the player in the
+    message (``player 2 ('./a.out')``), argv is the command line the runner
+    would start, None for agents that start no process (a human)."""
+    for label, argv in players:
+        if not argv:
+            continue
+        problem = command_problem(list(argv), base_dir)
+        if problem:
+            raise InputError(f"{label}: {problem}", source)
+
+
+def check_match(prepared) -> None:
+    """The ``play`` pre-flight: every seat of a prepared match."""
+    check_players(((f"player {i} ('{spec}')", getattr(agent, "argv", None))
+                   for i, (spec, agent) in enumerate(zip(prepared.spec.players, prepared.agents), 1)),
+                  Path(prepared.spec.base_dir))
+
+
+def check_entrants(config) -> None:
+    """The ``tournament`` pre-flight: every entrant, before the first game."""
+    from .players import make_agent
+    from .runner import Limits
+    from referee.games import get_game
+
+    game = get_game(config.game)
+    check_players(((f"entrant '{e.name}' ('{e.command}')",
+                    getattr(make_agent(e.command, game, Limits(), config.base_dir), "argv", None))
+                   for e in config.entrants), config.base_dir, str(config.path))
+
+
+def command_problem(argv: list[str], base_dir: Path) -> str | None:
+    """Why ``argv`` cannot start, in words that say what to do; None if it can."""
+    argv = [_relative(word, base_dir) for word in argv]
+    first = argv[0]
+    if _has_separator(first):
+        path = Path(first) if os.path.isabs(first) else base_dir / first
+        return _file_problem(first, path) or _script_problem(first, argv[1:], base_dir)
+    found = shutil.which(first)
+    if found is None:
+        local = base_dir / first
+        if local.exists():
+            return (_file_problem(first, local)
+                    or f"'{first}' is not a command on PATH; to run the file in this folder, "
+                       f"write '{_as_path(first)}'")
+        return f"command '{first}' not found (not a file, not on PATH)"
+    return _script_problem(first, argv[1:], base_dir)
+
+
+def _relative(word: str, base_dir: Path) -> str:
+    """A path inside ``base_dir`` as the user typed it (the agent made it
+    absolute), so messages and suggested commands read as they would."""
+    if not os.path.isabs(word):
+        return word
+    try:
+        relative = str(Path(word).relative_to(base_dir.resolve()))
+    except ValueError:
+        return word
+    return _as_path(relative)  # still a file here, never a command looked up on PATH
+
+
+def _has_separator(word: str) -> bool:
+    return "/" in word or (WINDOWS and "\\" in word) or os.path.isabs(word)
+
+
+def _file_problem(word: str, path: Path) -> str | None:
+    if not path.exists():
+        hint = _missing_hint(path)
+        return f"{word}: no such file{hint}"
+    if path.is_dir():
+        return f"{word} is a folder, not a program"
+    suffix = path.suffix.lower()
+    if suffix in _SOURCES:
+        build = _SOURCES[suffix]
+        if build is None:
+            return f"{word} is a header, not a program"
+        binary = word[:-len(suffix)]
+        line = build.format(stem=binary, name=word)
+        run = f"java -cp {path.parent} {path.stem}" if suffix == ".java" else _as_path(binary)
+        return f"{word} is source code: compile it first ({line}), then use --player '{run}'"
+    if WINDOWS:
+        if suffix in _WINDOWS_EXECUTABLE:
+            return None
+        return _interpreter_hint(word, suffix, "is not a Windows program")
+    if not os.access(path, os.X_OK):
+        return _interpreter_hint(word, suffix, "is not executable")
+    return _shebang_problem(word, path)
+
+
+def _as_path(word: str) -> str:
+    """``player`` -> ``./player``: a command word that names a file here."""
+    return word if _has_separator(word) else "." + os.sep + word
+
+
+def _missing_hint(path: Path) -> str:
+    """A near miss worth naming: the binary not built yet, or .exe forgotten."""
+    for suffix in (".cpp", ".cc", ".c"):
+        source = path.with_suffix(suffix) if path.suffix != suffix else None
+        if source is not None and source.is_file():
+            build = _SOURCES[suffix].format(stem=path.stem, name=source.name)
+            return f" (but {source.name} is there: compile it first: {build})"
+    if path.parent.is_dir():
+        siblings = sorted(p.name for p in path.parent.iterdir() if p.stem == path.stem)
+        if siblings:
+            return f" (did you mean {siblings[0]}?)"
+    return ""
+
+
+def _interpreter_hint(word: str, suffix: str, what: str) -> str:
+    interpreter = _INTERPRETERS.get(suffix)
+    if interpreter:
+        return f"{word} {what}; run it with its interpreter: --player \"{interpreter} {word}\""
+    return f"{word} {what}; make it executable (chmod +x {word}) or name its interpreter"
+
+
+def _shebang_problem(word: str, path: Path) -> str | None:
+    """A script whose ``#!`` line names an interpreter that is not there (or
+    ends in a Windows CR, which makes the kernel look for ``python3\\r``)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError as exc:
+        return f"{word} cannot be read: {exc.strerror or exc}"
+    if not head.startswith(b"#!"):
+        return None
+    line = head[2:].split(b"\n", 1)[0]
+    if line.endswith(b"\r"):
+        return (f"{word} has Windows line endings (CRLF): its #! line cannot start; "
+                f"convert it (dos2unix {word}) or run it with its interpreter")
+    words = line.decode("utf-8", "replace").split()
+    if not words:
+        return None
+    interpreter = words[0]
+    if os.path.basename(interpreter) == "env" and len(words) > 1:
+        program = next((w for w in words[1:] if not w.startswith("-")), None)
+        if program and shutil.which(program) is None:
+            return f"{word}: its #! line asks for '{program}', which is not on PATH"
+        return None
+    if not os.path.exists(interpreter):
+        return f"{word}: its #! line asks for {interpreter}, which does not exist"
+    return None
+
+
+def _script_problem(command: str, rest: list[str], base_dir: Path) -> str | None:
+    """``python3 my.py``: the script must exist, or every step crashes."""
+    name = Path(command).name.lower()
+    if name.endswith(".exe"):
+        name = name[:-4]
+    runner = name if name in _SCRIPT_RUNNERS else None
+    if runner is None and name.startswith("python"):
+        runner = "python"  # python3.11, python3.12 ...
+    if runner is None and name == "java" and rest[:1] == ["-jar"] and len(rest) > 1:
+        script = rest[1]
+    elif runner is None:
+        return None
+    else:
+        script = _first_argument(rest)
+        if script is None:
+            return None
+    path = Path(script) if os.path.isabs(script) else base_dir / script
+    if path.is_file():
+        return None
+    if path.is_dir() and runner == "python" and (path / "__main__.py").is_file():
+        return None
+    return f"{command} cannot find {script}: no such file{_missing_hint(path)}"
+
+
+def _first_argument(rest: list[str]) -> str | None:
+    """The script an interpreter runs, if it names a file; None when it runs
+    no file (``-m``, ``-c``, ``-e``) or its first argument does not look like
+    a path (no folder, no extension), which is left to the interpreter."""
+    words = iter(rest)
+    for word in words:
+        if word in ("-m", "-c", "-e", "--eval", "-"):
+            return None
+        if word in ("-W", "-X", "-r", "--require", "-I"):
+            next(words, None)  # an option with a value
+            continue
+        if word.startswith("-"):
+            continue
+        return word if (_has_separator(word) or Path(word).suffix) else None
+    return None
+
+
+if __name__ == "__main__":  # pragma: no cover - a quick manual check
+    print(command_problem(sys.argv[1:], Path.cwd()) or "ok")

@@ -1,0 +1,75 @@
+"""Where the files the referee ships live: built-in players, SDKs, templates,
+boards and the docs.
+
+The one resolver for them, so that every kind of install finds the same files:
+
+- an installed wheel carries them as package data under
+  ``referee/_bundled/{players,boards,docs}`` (copied there by setup.py's build
+  step; they are not in git);
+- a checkout or an editable install uses the top-level ``players/``,
+  ``boards/`` and ``docs/`` folders beside the package, the source of truth;
+- ``REFEREE_PLAYERS_DIR`` / ``REFEREE_BOARDS_DIR`` override both (tests, a
+  course that keeps its own copies).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+BUNDLE = PACKAGE / "_bundled"
+CHECKOUT = PACKAGE.parent
+
+_OVERRIDES = {"players": "REFEREE_PLAYERS_DIR", "boards": "REFEREE_BOARDS_DIR"}
+
+
+def resource_dir(name: str) -> Path:
+    """The folder ``name`` (players, boards or docs) of this install.
+
+    The bundled copy wins over a folder beside the package: in site-packages,
+    a stray ``players/`` of some other distribution must not be mistaken for
+    ours.  When neither exists the checkout path is returned, so callers'
+    messages name the place a developer would look."""
+    override = _OVERRIDES.get(name)
+    if override and os.environ.get(override):
+        return Path(os.environ[override])
+    for root in (BUNDLE, CHECKOUT):
+        if (root / name).is_dir():
+            return root / name
+    return CHECKOUT / name
+
+
+def players_dir() -> Path:
+    """Built-in players (``<game>/<name>.py``), templates and ``sdk/``."""
+    return resource_dir("players")
+
+
+def boards_dir() -> Path:
+    """Standard boards and start positions, ``<game>/<file>``."""
+    return resource_dir("boards")
+
+
+def docs_dir() -> Path:
+    """The documentation, game rules included (``games/<game>.md``)."""
+    return resource_dir("docs")
+
+
+def resolve_board(game: str, board: Path | None) -> Path | None:
+    """``board`` itself when it names an existing file; else a shipped board
+    it names, so the README's ``boards/cantris/10x5-1.txt`` works from any
+    folder of a wheel install, and so do ``10x5-1.txt`` and ``10x5-1``.
+    An unknown name comes back unchanged, for the caller's "cannot read"."""
+    if board is None or board.exists() or board.is_absolute():
+        return board
+    shipped = boards_dir()
+    parts = board.parts
+    candidates = []
+    if parts and parts[0] == "boards":
+        candidates.append(shipped.joinpath(*parts[1:]))
+    candidates.append(shipped / game / board)
+    if not board.suffix:
+        candidates.append(shipped / game / board.with_suffix(".txt"))
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    return board

@@ -1,0 +1,131 @@
+"""Pre-flight through the CLI: a player command that cannot start is one
+clear error naming the seat and the command (exit 2) before step 1 of
+``play`` and before the first game of ``tournament``, never a match of
+CRASH verdicts."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import BOARDS, ROOT, referee
+
+POSIX = os.name == "posix"
+posix_only = pytest.mark.skipif(not POSIX, reason="execute permission and #! are POSIX")
+GOOD = "builtin:random"
+
+
+def play(tmp_path: Path, *players: str, game: str = "cantris"):
+    return referee("play", game, *[a for p in players for a in ("--player", p)], "--out", "m",
+                   "--quiet", "--seed", 1, cwd=tmp_path)
+
+
+def refused(proc, *words: str) -> str:
+    """The run failed with exit 2 and one line holding every word; returns it."""
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def no_step_ran(tmp_path: Path) -> bool:
+    return not (tmp_path / "m" / "log.jsonl").exists()
+
+
+def test_a_mistyped_binary_path_is_refused_before_step_one(tmp_path):
+    line = refused(play(tmp_path, GOOD, "./a.out"), "player 2", "'./a.out'", "no such file")
+    assert line.startswith("referee: error: ")
+    assert no_step_ran(tmp_path)
+
+
+def test_a_binary_not_built_yet_says_how_to_build_it(tmp_path):
+    (tmp_path / "player.cpp").write_text("int main() {}\n")
+    refused(play(tmp_path, "./player", GOOD), "player 1", "player.cpp is there", "g++ ")
+
+
+def test_cpp_source_given_as_the_command_says_compile_first(tmp_path):
+    (tmp_path / "bot.cpp").write_text("int main() {}\n")
+    line = refused(play(tmp_path, GOOD, "bot.cpp"), "player 2", "source code", "compile it first")
+    here = "." + os.sep
+    assert f"g++ -std=c++14 -O2 -o {here}bot {here}bot.cpp" in line
+    assert f"--player '{here}bot'" in line
+    assert no_step_ran(tmp_path)
+
+
+def test_a_missing_script_after_an_interpreter_is_refused(tmp_path):
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "player.py").write_text("print('hi')\n")
+    refused(play(tmp_path, f"{sys.executable} bot/playr.py", GOOD), "player 1", "bot/playr.py",
+            "no such file")
+    assert no_step_ran(tmp_path)
+
+
+def test_an_unknown_command_is_refused(tmp_path):
+    refused(play(tmp_path, GOOD, "no-such-program-xyz --fast"), "player 2",
+            "'no-such-program-xyz' not found")
+
+
+@posix_only
+def test_a_file_here_without_dot_slash_says_to_write_it(tmp_path):
+    bot = tmp_path / "mybot"
+    bot.write_text("#!/bin/sh\nexit 0\n")
+    bot.chmod(0o755)
+    refused(play(tmp_path, "mybot", GOOD), "player 1", "not a command on PATH", "./mybot")
+
+
+@posix_only
+def test_a_script_without_execute_permission_gets_its_interpreter_line(tmp_path):
+    (tmp_path / "bot.py").write_text("print('hi')\n")
+    refused(play(tmp_path, "./bot.py", GOOD), "player 1", "is not executable",
+            '--player "python3 ')
+    (tmp_path / "bot.bin").write_text("data\n")
+    refused(play(tmp_path, GOOD, "./bot.bin"), "player 2", "chmod +x")
+
+
+@posix_only
+def test_a_script_with_a_broken_shebang_is_refused(tmp_path):
+    crlf = tmp_path / "crlf.py"
+    crlf.write_bytes(b"#!/usr/bin/env python3\r\nprint('hi')\r\n")
+    crlf.chmod(0o755)
+    refused(play(tmp_path, "./crlf.py", GOOD), "player 1", "Windows line endings")
+    gone = tmp_path / "gone.py"
+    gone.write_text("#!/no/such/python\nprint('hi')\n")
+    gone.chmod(0o755)
+    refused(play(tmp_path, GOOD, "./gone.py"), "player 2", "/no/such/python", "does not exist")
+
+
+def test_a_folder_is_not_a_program(tmp_path):
+    (tmp_path / "bot").mkdir()
+    refused(play(tmp_path, GOOD, f".{os.sep}bot"), "player 2", "is a folder")
+
+
+def test_working_commands_of_every_kind_pass(tmp_path):
+    """A script by its interpreter, an executable script, a built-in and
+    Quoridor's module: all of them start; the match is played."""
+    bot = tmp_path / "first.py"
+    bot.write_text("import sys\nb=[l.split() for l in open('Board.txt')]\n"
+                   "r,c=next((r,c) for r in range(len(b)) for c,v in enumerate(b[r]) if v!='0')\n"
+                   "open('decision.txt','w').write(f'{r} {c}\\n')\n")
+    proc = play(tmp_path, f"{sys.executable} first.py", "builtin:greedy")
+    assert proc.returncode == 0, proc.stderr
+    assert yaml.safe_load((tmp_path / "m" / "result.yaml").read_text())["verdicts"][1]["OK"] > 0
+    module = ROOT / "tests" / "seed_players" / "quoridor_module" / "player.py"
+    proc = referee("play", "quoridor", "--player", f"module:{module}", "--player", GOOD,
+                   "--out", "q", "--quiet", "--seed", 1, "--set", "ply_cap=6", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_tournament_with_a_broken_entrant_stops_before_the_first_game(tmp_path):
+    config = tmp_path / "class.yaml"
+    config.write_text(yaml.safe_dump({
+        "game": "cantris", "boards": str(BOARDS / "cantris" / "6x3-1.txt"), "out": "out",
+        "entrants": [{"name": "alice", "command": GOOD},
+                     {"name": "bob", "command": f"{sys.executable} bots/bob.py"}]}))
+    proc = referee("tournament", str(config), cwd=tmp_path)
+    refused(proc, "class.yaml", "entrant 'bob'", "bots/bob.py", "no such file")
+    assert not (tmp_path / "out" / "games").exists()

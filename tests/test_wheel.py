@@ -1,0 +1,164 @@
+"""The wheel is the product students install: built here, installed into a
+fresh venv outside the checkout, and used from a folder that is not the
+checkout, it must have every built-in player, template, SDK and board.
+
+One wheel and one venv for the module (building and installing is most of the
+cost); every game is played with built-ins, and with a fresh template that
+was copied elsewhere alone, as a student hands it in."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.wheel
+
+WINDOWS = os.name == "nt"
+SOURCE_IGNORE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "step_logs",
+                                       "__pycache__", ".pytest_cache", ".hypothesis", "tests",
+                                       "_bundled")
+
+
+@dataclass
+class Installed:
+    wheel: Path
+    bin: Path  # the venv's scripts folder
+    work: Path  # a folder outside the checkout, where commands run
+
+    @property
+    def python(self) -> str:
+        return str(self.bin / ("python.exe" if WINDOWS else "python"))
+
+    def referee(self, *args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+        exe = self.bin / ("referee.exe" if WINDOWS else "referee")
+        return subprocess.run([str(exe), *map(str, args)], cwd=cwd or self.work, env=clean_env(),
+                              capture_output=True, text=True, timeout=300)
+
+
+def clean_env() -> dict[str, str]:
+    """No hint of the checkout: no override of the players folder, no
+    PYTHONPATH, not the test venv on PATH."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "REFEREE_PLAYERS_DIR", "REFEREE_BOARDS_DIR", "VIRTUAL_ENV")}
+    return env
+
+
+def run(*argv: object, cwd: Path | None = None) -> None:
+    proc = subprocess.run(list(map(str, argv)), cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env=clean_env())
+    assert proc.returncode == 0, f"{argv}: {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
+    base = tmp_path_factory.mktemp("wheel")
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=SOURCE_IGNORE)
+    # Build products a student's checkout may hold must not be shipped.
+    (source / "players" / "cantris" / "a.out").write_bytes(b"\x7fELF")
+    (source / "players" / "cantris" / "__pycache__").mkdir()
+    (source / "players" / "cantris" / "__pycache__" / "greedy.cpython-311.pyc").write_bytes(b"")
+    isolation = []
+    if importlib.util.find_spec("wheel") and importlib.util.find_spec("setuptools"):
+        isolation = ["--no-build-isolation"]  # the test venv has the build tools: no download
+    dist = base / "dist"
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", dist, source)
+    wheel = next(dist.glob("referee-*.whl"))
+    venv = base / "venv"
+    run(sys.executable, "-m", "venv", venv)
+    bin_dir = venv / ("Scripts" if WINDOWS else "bin")
+    run(bin_dir / ("python.exe" if WINDOWS else "python"), "-m", "pip", "install", "-q", wheel)
+    work = base / "work"
+    work.mkdir()
+    return Installed(wheel, bin_dir, work)
+
+
+def test_wheel_carries_players_sdks_templates_boards_and_docs_but_no_build_products(installed):
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    for expected in ("referee/_bundled/players/cantris/greedy.py",
+                     "referee/_bundled/players/tsuro/template.py",
+                     "referee/_bundled/players/quoridor/template.cpp",
+                     "referee/_bundled/players/sdk/python/referee_sdk/__init__.py",
+                     "referee/_bundled/players/sdk/cpp/referee_sdk.hpp",
+                     "referee/_bundled/boards/cantris/10x5-1.txt",
+                     "referee/_bundled/docs/games/tsuro.md"):
+        assert expected in names
+    assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", "a.out", ".o"))]
+
+
+def test_installed_referee_runs_from_the_venv_not_the_checkout(installed):
+    proc = subprocess.run([installed.python, "-c", "import referee.resources as r; "
+                           "print(r.players_dir()); print(r.boards_dir())"],
+                          cwd=installed.work, env=clean_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    venv = installed.bin.parent.resolve()
+    for line in proc.stdout.splitlines():
+        assert Path(line).resolve().is_relative_to(venv) and "_bundled" in line, line
+
+
+SEATINGS = [
+    ("cantris", 2), ("tessella", 2), ("quoridor", 2), ("quoridor", 4), ("blackhole", 2),
+    ("tsuro", 2), ("tsuro", 5),
+]
+# The two longest games end at a ply cap (still a finished match with a
+# result), to keep the module near a minute on a quiet machine.
+PLY_CAPS = {("quoridor", 4): 40, ("blackhole", 2): 40}
+
+
+@pytest.mark.parametrize("game,seats", SEATINGS, ids=[f"{g}-{n}p" for g, n in SEATINGS])
+def test_every_game_plays_with_built_ins(installed, game, seats):
+    players = [("builtin:greedy", "builtin:random")[i % 2] for i in range(seats)]
+    out = installed.work / f"{game}-{seats}"
+    cap = PLY_CAPS.get((game, seats))
+    proc = installed.referee("play", game, *[a for p in players for a in ("--player", p)],
+                             "--seed", 3, "--out", out, "--quiet",
+                             *(("--set", f"ply_cap={cap}") if cap else ()))
+    assert proc.returncode == 0, proc.stderr
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    assert result["steps"] > 0 and len(result["players"]) == seats
+    verdicts = {v for counts in result["verdicts"].values() for v, n in counts.items() if n}
+    assert verdicts == {"OK"}, result["verdicts"]
+    assert installed.referee("replay", out, "--verify").returncode == 0
+
+
+@pytest.mark.parametrize("game", ["cantris", "tessella", "quoridor", "blackhole", "tsuro"])
+def test_fresh_template_copied_elsewhere_alone_plays(installed, game):
+    made = installed.work / "made" / game
+    proc = installed.referee("new-player", game, made)
+    assert proc.returncode == 0, proc.stderr
+    readme = (made / "README.md").read_text()
+    assert "py player.py" in readme and "python3 player.py" in readme
+    # What a student zips and hands in: the folder alone, somewhere else.
+    handed_in = installed.work / "handed-in" / game
+    shutil.copytree(made, handed_in)
+    shutil.rmtree(made)
+    proc = installed.referee("play", game, "--player", f"{installed.python} player.py",
+                             "--player", "builtin:greedy", "--seed", 5, "--out", "m", "--quiet",
+                             cwd=handed_in)
+    assert proc.returncode == 0, proc.stderr
+    result = yaml.safe_load((handed_in / "m" / "result.yaml").read_text())
+    mine = result["verdicts"][1]
+    assert mine.get("OK", 0) == sum(mine.values()) > 0, mine
+
+
+def test_shipped_boards_are_found_by_their_readme_names(installed):
+    proc = installed.referee("validate", "cantris", "boards/cantris/10x5-1.txt")
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr
+    out = installed.work / "named-board"
+    proc = installed.referee("play", "cantris", "--player", "builtin:greedy", "--player",
+                             "builtin:random", "--board", "6x3-1", "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    match = yaml.safe_load((out / "match.yaml").read_text())
+    assert match["board"]["source"].endswith(os.path.join("cantris", "6x3-1.txt"))
+    missing = installed.referee("validate", "cantris", "no-such-board")
+    assert missing.returncode == 2 and "no-such-board" in missing.stderr
