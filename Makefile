@@ -15,6 +15,12 @@ $(STAMP): setup.cfg pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/referee play cantris --player builtin:greedy --player builtin:random --seed 1 --out step_logs/demo --replace
+	@echo ""
+	@echo "Next, try:"
+	@echo "  source $(BIN)/activate               # puts 'referee' on your PATH"
+	@echo "  referee replay step_logs/demo           # step through this match: Enter/n, p, j K, q"
+	@echo "  referee new-player cantris mybot        # a player of your own to start from"
+	@echo "  referee play cantris --player \"python3 mybot/player.py\" --player builtin:greedy"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -47,38 +47,90 @@ def main() -> None:
     """A file-protocol referee for AI board-game assignments."""
 
 
-PLAY_KEYS = {"players", "player", "board", "variant", "seed", "out", "policy", "time_limit",
-             "settings", "limits", "names", "quiet", "sandbox"}
+PLAY_KEYS = {
+    "game": "the game (instead of the GAME argument)",
+    "players": "list of player commands, in seat order (--player, once per seat)",
+    "player": "same as players",
+    "names": "list of display names, one per seat (default: the commands)",
+    "board": "board / start-position file, relative to the config file (--board)",
+    "variant": "game variant (--variant)",
+    "seed": "match seed (--seed)",
+    "out": "match folder, relative to the config file (--out)",
+    "replace": "true: overwrite an existing match folder (--replace)",
+    "policy": "forfeit, eject or random (--policy)",
+    "time_limit": "soft time limit per step in seconds (--time-limit)",
+    "set": "list of KEY=VALUE game settings or limits (--set)",
+    "settings": "mapping of game settings or limits, KEY: VALUE",
+    "limits": "mapping of limits (soft_time, hard_time, cpu_time, memory_mb, ...)",
+    "quiet": "true: print only the result (--quiet)",
+    "color": "true/false: colour the boards (--color/--no-color)",
+    "show_output": "true: print each step's stdout/stderr (--show-output)",
+    "sandbox": "auto, bwrap or none: run players in a bubblewrap sandbox (--sandbox)",
+    "games": "play a paired series of N games (--games)",
+    "boards": "list of board folders, files or patterns a series draws from in turn (--boards)",
+    "sprt": "stop the series when the SPRT decides: elo0=0,elo1=10,alpha=0.05,beta=0.05 (--sprt)",
+    "cluster": "play the series on a Dask cluster, tcp://HOST:PORT (--cluster)",
+    "jobs": "series games played at once (--jobs)",
+}
+"""Every key a ``--config`` file may hold, with what it means (docs/config.md
+repeats this table; a test keeps the two in step)."""
+
+
+def config_key(key: Any) -> str:
+    """Option names as written on the command line work too (time-limit)."""
+    return str(key).replace("-", "_")
 
 
 def load_config(path: Path) -> dict[str, Any]:
-    """A match config (YAML); every key is checked, a typo is an error."""
+    """A match config (YAML); every key is checked, a typo is an error that
+    lists the known keys."""
     try:
-        data = load_yaml(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(path)) from None
+    try:
+        raw = load_yaml(text) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", str(path),
                          mark.line + 1 if mark else None) from None
     except ValueError as exc:  # PyYAML's int() of a number past Python's 4300-digit limit
         raise InputError(f"not valid YAML: {str(exc).split(':')[0]}", str(path)) from None
-    if not isinstance(data, dict):
-        raise InputError("expected a mapping of options", str(path))
-    for key in data:
-        if key not in PLAY_KEYS and key != "game":
-            raise InputError(f"unknown key {key!r}; known: {', '.join(sorted(PLAY_KEYS))}", str(path))
+    if not isinstance(raw, dict):
+        raise InputError("expected a mapping of options (KEY: VALUE lines)", str(path))
+    data = {config_key(k): v for k, v in raw.items()}
+    for key, original in zip(data, raw):
+        if key not in PLAY_KEYS:
+            raise InputError(f"unknown key {original!r}; known keys: {', '.join(sorted(PLAY_KEYS))}",
+                             str(path), _key_line(text, str(original)))
     for key in ("settings", "limits"):
         if not isinstance(data.get(key, {}), dict):
-            raise InputError(f"{key!r} must be a mapping of KEY: VALUE", str(path))
-    players = data.get("players", data.get("player"))
-    if players is not None and not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
-        raise InputError("'players' must be a list of player commands", str(path))
+            raise InputError(f"{key!r} must be a mapping of KEY: VALUE", str(path), _key_line(text, key))
+    assignments = data.get("set")
+    if isinstance(assignments, dict):
+        data["set"] = [f"{k}={v}" for k, v in assignments.items()]
+    elif assignments is not None and not (isinstance(assignments, list)
+                                          and all(isinstance(a, str) for a in assignments)):
+        raise InputError("'set' must be a list of KEY=VALUE strings", str(path), _key_line(text, "set"))
+    for key in ("players", "player", "names"):
+        value = data.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(p, str) for p in value)):
+            raise InputError(f"{key!r} must be a list of strings", str(path), _key_line(text, key))
+    if data.get("game") is not None and not isinstance(data["game"], str):
+        raise InputError("'game' must be a game name", str(path), _key_line(text, "game"))
     return data
 
 
+def _key_line(text: str, key: str) -> int | None:
+    """The line a top-level key is on, for the error message."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(f"{key}:") or line.startswith(f"{key.replace('_', '-')}:"):
+            return number
+    return None
+
+
 @main.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("--player", "players", multiple=True, metavar="CMD",
               help="A player, in seat order: builtin:NAME, human, or a command line.")
 @click.option("--board", type=click.Path(path_type=Path), help="Board / start-position file.")
@@ -90,9 +142,10 @@ def load_config(path: Path) -> dict[str, Any]:
               help="Soft time limit per step in seconds (hard limit: twice it).")
 @click.option("--policy", type=click.Choice(["forfeit", "eject", "random"]), help="What a fault costs.")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A game setting or limit.")
-@click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options.")
-@click.option("--replace", is_flag=True, help="Overwrite --out if it exists.")
+@click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options (docs/config.md).")
+@click.option("--replace", is_flag=True, default=None, help="Overwrite --out if it exists.")
 @click.option("--color/--no-color", default=None, help="Colour the boards (default: on a terminal).")
+@click.option("--show-output", is_flag=True, default=None, help="Print each step's stdout/stderr.")
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default=None,
               help="Run players in a bubblewrap sandbox (auto: where it starts; default).")
 @click.option("--games", type=int,
@@ -104,24 +157,31 @@ def load_config(path: Path) -> dict[str, Any]:
 @click.option("--cluster", metavar="ADDRESS", help="Play the series on a Dask cluster (tcp://HOST:PORT).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Series games played at once (default: cores).")
 @click.option("--resume", is_flag=True, help="Finish an interrupted series in --out (same options).")
-def play(game: str, players: tuple[str, ...], board: Path | None, variant: str | None,
+def play(game: str | None, players: tuple[str, ...], board: Path | None, variant: str | None,
          seed: str | None, out: Path | None, quiet: bool | None, time_limit: str | None,
-         policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool,
-         color: bool | None, sandbox: str | None, games: int | None = None,
-         board_sets: tuple[str, ...] = (), sprt: str | None = None, cluster: str | None = None,
-         jobs: int | None = None, resume: bool = False) -> None:
-    """Play one match of GAME and write its folder (or a series with --games)."""
+         policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool | None,
+         color: bool | None, show_output: bool | None, sandbox: str | None,
+         games: int | None = None, board_sets: tuple[str, ...] = (), sprt: str | None = None,
+         cluster: str | None = None, jobs: int | None = None, resume: bool = False) -> None:
+    """Play one match of GAME and write its folder, or a paired series with --games
+    (GAME may come from --config)."""
     from referee.console import ConsoleObserver, format_result
     from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
+    from referee.games import get_game
 
     conf = load_config(config) if config else {}
     base = config.resolve().parent if config else Path.cwd()
+    if game is None:
+        game = conf.get("game")
+        if game is None:
+            raise InputError("no game: give GAME (e.g. 'referee play cantris ...') or 'game:' in --config")
+    get_game(game)  # an unknown game is the first thing to say
     if conf.get("game") not in (None, game):
         raise InputError(f"config is for game {conf['game']!r}, not {game!r}", str(config))
     settings = dict(conf.get("settings") or {})
     limits = dict(conf.get("limits") or {})
-    for text in assignments:
+    for text in [*(conf.get("set") or []), *assignments]:
         key, value = parse_assignment(text)
         settings[key] = value
     if time_limit is not None:
@@ -132,10 +192,16 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
     def conf_path(key: str) -> Path | None:
         return (base / conf[key]) if conf.get(key) is not None else None
 
+    def conf_flag(value: bool | None, key: str) -> bool:
+        return bool(conf.get(key, False)) if value is None else value
+
     player_list = list(players) or list(conf.get("players") or conf.get("player") or [])
     if not player_list:
         raise InputError("no players: give --player CMD once per seat")
-    quiet = bool(conf.get("quiet", False)) if quiet is None else quiet
+    quiet = conf_flag(quiet, "quiet")
+    games = games if games is not None else conf.get("games")
+    board_sets = board_sets or tuple(str(base / b) for b in (conf.get("boards") or []))
+    sprt, cluster, jobs = sprt or conf.get("sprt"), cluster or conf.get("cluster"), jobs or conf.get("jobs")
     if games is not None or board_sets or sprt or cluster or jobs or resume:
         from referee.tournament.series import play_series
 
@@ -144,11 +210,12 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
                     seed=seed_value(seed, name="--seed") if seed is not None
                     else seed_value(conf.get("seed"), str(config)), out=out or conf_path("out"),
                     policy=policy or conf.get("policy"), settings=settings, limits=limits,
-                    names=conf.get("names"), replace=replace, base=base,
+                    names=conf.get("names"), replace=conf_flag(replace, "replace"), base=base,
                     sandbox=sandbox or str(conf.get("sandbox") or "auto"), resume=resume)
         return
     if color is None:
-        color = sys.stdout.isatty()
+        color = conf.get("color")
+        color = sys.stdout.isatty() if color is None else bool(color)
     from referee.resources import resolve_board
 
     spec = MatchSpec(game=game, players=player_list,
@@ -158,15 +225,23 @@ def play(game: str, players: tuple[str, ...], board: Path | None, variant: str |
                      else seed_value(conf.get("seed"), str(config)),
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
                      settings=settings, limits=limits, names=conf.get("names"),
-                     quiet=quiet, color=color, replace=replace, base_dir=base,
+                     quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
                      sandbox=sandbox or str(conf.get("sandbox") or "auto"))
     prepared = prepare(spec)
     preflight.check_match(prepared)  # a command that cannot start fails here, not every step
+    show_output = conf_flag(show_output, "show_output")
     if quiet:
-        result = Match(prepared, Observer()).run()
-        click.echo(format_result(result, prepared.names))
+        observer = ConsoleObserver(boards=False, show_output=True) if show_output else Observer()
     else:
-        Match(prepared, ConsoleObserver(boards=True, color=color)).run()
+        observer = ConsoleObserver(boards=True, color=color, show_output=show_output)
+    try:
+        result = Match(prepared, observer).run()
+    except KeyboardInterrupt:  # Ctrl-C while a program ran (at a human's prompt it resigns)
+        click.echo(f"\nreferee: interrupted; the log so far is in {prepared.out} "
+                   "(unfinished: no result)", err=True)
+        sys.exit(130)
+    if quiet and not show_output:
+        click.echo(format_result(result, prepared.names))
 
 
 @main.command()
@@ -219,6 +294,23 @@ def replay(match_dir: Path, step: int | None, verify: bool, html: Path | None, c
         click.echo(replay_mod.show(game_replay, step, color))
         return
     replay_mod.interactive(game_replay, color)
+
+
+@main.command()
+@click.argument("match_dir", type=click.Path(path_type=Path))
+@click.option("--step", type=int, required=True, help="The step to run again.")
+@click.option("--player", "command", metavar="CMD",
+              help="Run this command instead of the seat's own (e.g. your fixed program).")
+@click.option("--scratch", type=click.Path(path_type=Path),
+              help="Folder to rebuild the seat's files in (default: a new temporary folder).")
+@click.option("--color/--no-color", default=None)
+def rerun(match_dir: Path, step: int, command: str | None, scratch: Path | None,
+          color: bool | None) -> None:
+    """Run one seat's step of a match again, in a copy of its folder as it was."""
+    from referee import rerun as rerun_mod
+
+    result = rerun_mod.rerun(match_dir, step, command, scratch)
+    click.echo(rerun_mod.report(result, sys.stdout.isatty() if color is None else color))
 
 
 @main.command("new-player")

@@ -1,13 +1,26 @@
 """What a person sees while a match runs: the board after every step, the
 verdicts, the result.  Kept apart from the match loop, which only reports to
-an observer."""
+an observer.
+
+A student reads this output to learn what went wrong, so a fault shows the
+evidence next to the verdict: the end of the program's stderr (the traceback
+with its file and line) and where the whole output is kept."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from referee.core.game import GameState
 from referee.core.match import MatchResult, Observer, Prepared
+from referee.core.players import HumanAgent
+
+STDERR_LINES = 8  # lines of a faulty step's stderr shown under its verdict
+PROCESS_FAULTS = ("CRASH", "TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "NO_DECISION")
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def format_event(event: dict[str, Any]) -> str:
@@ -15,11 +28,32 @@ def format_event(event: dict[str, Any]) -> str:
     return f"{event.get('type', '?')}" + (f" ({details})" if details else "")
 
 
-def format_step(record: dict[str, Any], names: list[str]) -> str:
+def seat_output(folder: Path | str, player: int, stream: str = "stderr") -> Path:
+    """Where a seat's full stdout/stderr is kept in the match folder."""
+    return Path(folder) / "players" / f"p{player}" / f"{stream}.txt"
+
+
+def stderr_lines(record: dict[str, Any], count: int = STDERR_LINES) -> list[str]:
+    """The last ``count`` non-empty lines of a step's stderr (from its log record)."""
+    lines = [ln.rstrip() for ln in (record.get("stderr") or "").splitlines() if ln.strip()]
+    return lines[-count:]
+
+
+def format_step(record: dict[str, Any], names: list[str], folder: Path | str | None = None) -> str:
+    """One step for the console.  The verdict line shows what the player itself
+    decided; a move the referee played instead (``--policy random``) gets its
+    own line below, so the two are never confused.  With ``folder`` a faulty
+    step also shows the end of its stderr and the path of the full file."""
     player = record["player"]
-    decision = record.get("applied") or (record.get("decision") or "").strip() or "-"
+    substitute = record.get("fault") == "random"
+    own = (record.get("decision") or "").strip()
+    if substitute:
+        decision = own.splitlines()[0][:60] if own else "-"
+    else:
+        decision = record.get("applied") or own or "-"
+    verdict = "RESIGNED" if record.get("resigned") else record["verdict"]
     parts = [f"step {record['step']:>3}", f"player {player} ({names[player - 1]})",
-             f"{decision}", record["verdict"]]
+             f"{decision}", verdict]
     if record.get("auto"):
         parts[-1] += " (automatic)"
     if record.get("wall_ms"):
@@ -27,8 +61,16 @@ def format_step(record: dict[str, Any], names: list[str]) -> str:
     line = "  ".join(parts)
     if record.get("message"):
         line += f"\n    {record['message']}"
-        if record.get("fault"):
+        if record.get("fault") and not substitute and not record.get("resigned"):
             line += f"  -> {record['fault']}"
+    if substitute:
+        line += f"\n    -> played instead (random policy): {record.get('applied')}"
+    if folder is not None and record["verdict"] not in ("OK", "LATE") and not record.get("resigned"):
+        tail = stderr_lines(record)
+        if tail:
+            line += "\n    stderr (last lines):\n" + "\n".join(f"      | {ln}" for ln in tail)
+        if tail or record["verdict"] in PROCESS_FAULTS:
+            line += f"\n    full output: {seat_output(folder, player)}"
     events = [format_event(e) for e in record.get("events") or []]
     if events:
         line += "\n    " + "; ".join(events)
@@ -41,7 +83,7 @@ def format_result(result: MatchResult, names: list[str]) -> str:
         head = f"player {outcome.winner} ({names[outcome.winner - 1]}) wins"
     else:
         head = "draw" if len(outcome.ranking) <= 1 else "no single winner"
-    lines = [f"result: {head}: {outcome.reason} after {result.steps} steps"]
+    lines = [f"result: {head}: {outcome.reason} after {plural(result.steps, 'step')}"]
     for pid, counts in result.verdicts.items():
         faults = {k: v for k, v in counts.items() if v and k != "OK"}
         if faults:
@@ -50,25 +92,67 @@ def format_result(result: MatchResult, names: list[str]) -> str:
     return "\n".join(lines)
 
 
-class ConsoleObserver(Observer):
-    """Prints progress; ``boards`` draws the board after every step."""
+def human_view(match: Prepared) -> int | None:
+    """Whose eyes the console draws for: with one human at the keyboard,
+    that seat (other hands stay hidden); with several, nobody's hand; with
+    none, everything (a spectator or a TA)."""
+    humans = [i for i, agent in enumerate(match.agents, start=1) if isinstance(agent, HumanAgent)]
+    if not humans:
+        return None
+    return humans[0] if len(humans) == 1 else 0
 
-    def __init__(self, boards: bool = True, color: bool = False, out: TextIO | None = None) -> None:
+
+class ConsoleObserver(Observer):
+    """Prints progress; ``boards`` draws the board after every step;
+    ``show_output`` prints what each step's program wrote to stdout/stderr."""
+
+    def __init__(self, boards: bool = True, color: bool = False, out: TextIO | None = None,
+                 show_output: bool = False) -> None:
         self.boards = boards
         self.color = color
         self.out = out or sys.stdout
+        self.show_output = show_output
+        self._read: dict[tuple[int, str], int] = {}  # bytes of each seat's output already shown
 
     def start(self, match: Prepared, state: GameState) -> None:
         seats = ", ".join(f"player {i} = {n}" for i, n in enumerate(match.names, start=1))
         print(f"{match.game.title}: {seats} (seed {match.seed}, board {match.board_source})", file=self.out)
-        if self.boards:
-            print(match.game.render(state, None, self.color), file=self.out)
+        self._board(match, state)
 
     def step(self, match: Prepared, record: dict[str, Any], state: GameState) -> None:
-        print(format_step(record, match.names), file=self.out)
-        if self.boards:
-            print(match.game.render(state, None, self.color), file=self.out)
+        if self.show_output:  # the whole output is shown: no need for its tail again
+            self._print_output(match, record["player"])
+            record = {k: v for k, v in record.items() if k != "stderr"}
+        print(format_step(record, match.names, match.out), file=self.out)
+        self._board(match, state)
         self.out.flush()
 
     def finish(self, match: Prepared, result: MatchResult) -> None:
         print(format_result(result, match.names), file=self.out)
+
+    def _board(self, match: Prepared, state: GameState) -> None:
+        """Draw the board, unless a human moves next: its prompt draws it
+        (once per prompt, not twice)."""
+        if not self.boards:
+            return
+        nxt = None if state.is_terminal() else state.current_player()
+        if nxt is not None and isinstance(match.agents[nxt - 1], HumanAgent):
+            return
+        print(match.game.render(state, human_view(match), self.color), file=self.out)
+
+    def _print_output(self, match: Prepared, player: int) -> None:
+        """What the step appended to the seat's stdout.txt / stderr.txt."""
+        for stream in ("stdout", "stderr"):
+            path = seat_output(match.out, player, stream)
+            start = self._read.get((player, stream), 0)
+            try:
+                with open(path, "rb") as f:
+                    f.seek(start)
+                    data = f.read()
+            except OSError:
+                continue
+            self._read[(player, stream)] = start + len(data)
+            text = data.decode("utf-8", "replace").rstrip()
+            if text:
+                print(f"  [player {player} {stream}]", file=self.out)
+                print("\n".join(f"  | {ln}" for ln in text.splitlines()), file=self.out)

@@ -125,7 +125,7 @@ def describe(record: dict[str, Any] | None, total: int) -> str:
 def show(replay: GameReplay, step: int, color: bool = False) -> str:
     all_frames = frames(replay)
     if not 0 <= step < len(all_frames):
-        raise InputError(f"step {step} is outside 0..{len(all_frames) - 1}")
+        raise InputError(f"step {step} is out of range: this match has steps 0..{len(all_frames) - 1}")
     record, state = all_frames[step]
     return describe(record, len(all_frames) - 1) + "\n" + replay.game.render(state, None, color)
 
@@ -141,16 +141,19 @@ def interactive(replay: GameReplay, color: bool = False) -> None:
             print(replay.game.render(state, None, color))
         _print_result(replay)
         return
-    i = 0
+    i, shown = 0, None
     while True:
-        record, state = all_frames[i]
-        print(describe(record, last))
-        print(replay.game.render(state, None, color))
-        if i == last:
-            _print_result(replay)
+        if shown != i:  # after a refused command the message stays on screen, not the board again
+            record, state = all_frames[i]
+            print(describe(record, last))
+            print(replay.game.render(state, None, color))
+            if i == last:
+                _print_result(replay)
+            shown = i
         try:
             command = input("[n]ext [p]rev [j K] jump [q]uit > ").strip().lower()
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):
+            print()
             return
         if command in ("q", "quit"):
             return
@@ -159,11 +162,19 @@ def interactive(replay: GameReplay, color: bool = False) -> None:
         elif command in ("p", "prev"):
             i = max(i - 1, 0)
         else:
-            target = command[1:].strip() if command.startswith("j") else command
-            if target.isdigit() and 0 <= int(target) <= last:
-                i = int(target)
-            else:
-                print(f"  unknown command {command!r}; steps are 0..{last}")
+            i, problem = jump(command, i, last)
+            if problem:
+                print(f"  {problem}")
+
+
+def jump(command: str, current: int, last: int) -> tuple[int, str | None]:
+    """``j K`` or ``K``: (the step to show, None), or (where we are, why not)."""
+    target = command[1:].strip() if command.startswith("j") else command
+    if not target.isdigit():
+        return current, f"unknown command {command!r}: n, p, j K (0..{last}) or q"
+    if int(target) > last:
+        return current, f"step {int(target)} is out of range: this match has steps 0..{last}"
+    return int(target), None
 
 
 def _print_result(replay: GameReplay) -> None:

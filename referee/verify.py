@@ -116,7 +116,7 @@ class _Checker:
             raise Mismatch("step 0: the start position does not match match.yaml's initial_hash")
         self._snapshot(0, state)
         prev = line_hash((replay.root / "match.yaml").read_bytes())
-        forfeit: tuple[int, Verdict] | None = None
+        forfeit: tuple[int, Verdict | None] | None = None
         for k, (record, line) in enumerate(zip(self.records, self.lines), start=1):
             if record.get("step") != k:
                 raise Mismatch(f"step {k}: the log's record is numbered {record.get('step')} "
@@ -163,7 +163,12 @@ class _Checker:
             raise Mismatch(f"step {k}: unknown verdict {record.get('verdict')!r}") from None
         self.counts[player][verdict.value] += 1
         self._clock(k, record, player, verdict)
-        decision, fault = self._judge(k, record, state, player, verdict)
+        resigned = bool(record.get("resigned"))
+        if resigned:
+            self._check_resign(k, record, player, verdict)
+            decision, fault = None, "forfeit"
+        else:
+            decision, fault = self._judge(k, record, state, player, verdict)
         forfeit = None
         if decision is not None:
             new_state, events = state.apply(player, decision)
@@ -173,9 +178,9 @@ class _Checker:
             self.status[player] = "ejected"
             applied = None
         else:
-            new_state, events = state, [{"type": "forfeit", "player": player}]
-            self.status[player] = "forfeited"
-            forfeit = (player, verdict)
+            new_state, events = state, [{"type": "resign" if resigned else "forfeit", "player": player}]
+            self.status[player] = "resigned" if resigned else "forfeited"
+            forfeit = (player, None if resigned else verdict)
             applied = None
         if record.get("fault") != fault:
             raise Mismatch(f"step {k}: the log says fault {record.get('fault')!r}, the "
@@ -193,6 +198,14 @@ class _Checker:
             raise Mismatch(f"step {k}: state hash {record['hash']} in the log, {got} recomputed")
         self._snapshot(k, new_state)
         return new_state, forfeit
+
+    def _check_resign(self, k: int, record: dict[str, Any], player: int, verdict: Verdict) -> None:
+        """Only a human at the keyboard resigns, and gives no decision doing so."""
+        seat = self.replay.match["players"][player - 1]
+        if not isinstance(seat, dict) or seat.get("command") != "human":
+            raise Mismatch(f"step {k}: player {player} resigned, but is not a human at the keyboard")
+        if verdict is not Verdict.NO_DECISION or record.get("decision") is not None:
+            raise Mismatch(f"step {k}: a resignation logs no decision and verdict NO_DECISION")
 
     def _clock(self, k: int, record: dict[str, Any], player: int, verdict: Verdict) -> None:
         """The time bank follows from the logged wall times (rounded to 0.1 ms

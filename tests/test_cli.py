@@ -58,8 +58,8 @@ def test_interactive_replay_commands(finished, monkeypatch, capsys):
     out = capsys.readouterr().out
     shown = [line.rsplit("[", 1)[1].split("/")[0] if line.endswith("]") else "0"
              for line in out.splitlines() if line.endswith("]") or line.startswith("step 0/")]
-    # start, next, next (Enter), prev, jump 3, unknown (stay), jump 0
-    assert shown == ["0", "1", "2", "1", "3", "3", "0"]
+    # start, next, next (Enter), prev, jump 3, (unknown: a message, no board again), jump 0
+    assert shown == ["0", "1", "2", "1", "3", "0"]
     assert "unknown command 'zz'" in out
 
 
@@ -147,7 +147,7 @@ def test_config_file_gives_every_option_and_flags_override(tmp_path):
     assert [p["name"] for p in match["players"]] == ["alice", "bob"]
     (tmp_path / "bad.yaml").write_text("players: [a, b]\nplyers: 3\n")
     proc = referee("play", "cantris", "--config", "bad.yaml", cwd=tmp_path)
-    assert proc.returncode == 2 and "bad.yaml: unknown key 'plyers'" in proc.stderr
+    assert proc.returncode == 2 and "bad.yaml:2: unknown key 'plyers'; known keys: " in proc.stderr
 
 
 def test_existing_output_folder_is_not_overwritten_without_replace(finished):

@@ -348,7 +348,9 @@ def test_render_draws_markers_on_their_ports():
     # (0,0) spans rows 1..5 and columns 1..11 of the drawing; port 5 is on its
     # bottom border, 3 columns in
     assert lines[5][1 + 3] == "1"
-    assert "#33/0" in lines[2]
+    assert "#33/0" in lines[3]
+    # Its paths as letters next to their ports: 0-5 (a), 1-4 (b), 2-7 (c), 3-6 (d).
+    assert lines[2][1:11] == "|c a   b c" and lines[4][1:11] == "|d a   b d"
     assert "\x1b[" in GAME.render(after, None, color=True)
 
 

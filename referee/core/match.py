@@ -28,7 +28,7 @@ from .sandbox import Sandbox
 from .textgrid import read_board_file
 from .seatfiles import SeatFolder
 from .rng import derived_rng
-from .runner import Limits, unsupported_limits
+from .runner import Limits, RunResult, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
 
 POLICIES = ("forfeit", "eject", "random")
@@ -248,7 +248,7 @@ class Match:
             print(f"referee: warning: {warning}", file=sys.stderr)
         self.observer.start(p, state)
         step = 0
-        forfeit: tuple[int, Verdict] | None = None
+        forfeit: tuple[int, Verdict | None] | None = None
         try:
             while not state.is_terminal() and forfeit is None:
                 player = state.current_player()
@@ -320,6 +320,8 @@ class Match:
             record["bank_ms"] = round(charge.left * 1000, 1)
             if charge.grace_used:
                 record["grace_ms"] = round(charge.grace_used * 1000, 1)
+        if reply.resigned:
+            return self._resign(step, player, state, record, run)
         verdict, message, decision = self._judge(reply, state, step_limits)
         if charge is not None and verdict is Verdict.TIMEOUT and charge.ran_out:
             message = (f"its time bank ran out: {charge.allowed:.3f} s left, took "
@@ -366,7 +368,7 @@ class Match:
         try:
             decision = self.game.parse_decision(state, reply.text)
         except Exception as exc:  # DecisionError; a game bug must not kill the match either
-            return Verdict.MALFORMED, f"{raw[:80]!r}: {exc}" + self._hint(), None
+            return Verdict.MALFORMED, f"{raw[:80]!r}: {exc}" + self._hint(str(exc)), None
         reason = state.illegal_reason(decision)
         if reason:
             return Verdict.ILLEGAL, f"{raw[:80]!r}: {reason}" + self._legal_hint(state), None
@@ -374,8 +376,13 @@ class Match:
             return Verdict.LATE, f"took {reply.run.wall_s:.2f} s, soft limit {limits.soft_time:g} s", decision
         return Verdict.OK, None, decision
 
-    def _hint(self) -> str:
-        return f" (expected {self.game.decision_help})" if self.game.decision_help else ""
+    def _hint(self, message: str = "") -> str:
+        """The decision format, unless the codec's message already says what
+        was expected (then it would be said twice)."""
+        help_text = self.game.decision_help
+        if not help_text or help_text in message or "expected" in message.lower():
+            return ""
+        return f" (expected {help_text})"
 
     @staticmethod
     def _legal_hint(state: GameState) -> str:
@@ -405,6 +412,19 @@ class Match:
         self.status[player] = "forfeited"
         record.update(fault="forfeit", applied=None, events=[{"type": "forfeit", "player": player}])
         return state, record, (player, verdict)
+
+    def _resign(self, step: int, player: int, state: GameState, record: dict[str, Any],
+                run: RunResult):
+        """A human resigned (quit, Ctrl-C): the match ends, the others win.
+        Logged as a forfeit marked ``resigned`` (replay needs nothing new;
+        verify accepts it from a human seat only)."""
+        self._count(player, Verdict.NO_DECISION)
+        self.status[player] = "resigned"
+        record.update(decision=None, wall_ms=round(run.wall_s * 1000, 1), cpu_ms=0, peak_kb=0,
+                      verdict=Verdict.NO_DECISION.value, resigned=True,
+                      message=f"step {step}, player {player} resigned", fault="forfeit",
+                      applied=None, events=[{"type": "resign", "player": player}])
+        return state, record, (player, None)
 
     def _count(self, player: int, verdict: Verdict) -> None:
         self.verdicts[player][verdict.value] += 1
@@ -445,17 +465,19 @@ def _tail(reply: Reply) -> str:
 
 
 def forfeit_outcome(state: GameState, status: Mapping[int, str], loser: int,
-                    verdict: Verdict) -> Outcome:
-    """The result when ``loser`` forfeits: the seats still in the game share
-    the win (the one left, if one), then the loser, then those already out
-    (ejected, or out by the rules).  Shared with verify."""
+                    verdict: Verdict | None) -> Outcome:
+    """The result when ``loser`` forfeits (``verdict`` None: a human
+    resigned): the seats still in the game share the win (the one left, if
+    one), then the loser, then those already out (ejected, or out by the
+    rules).  Shared with verify."""
     still = state.in_game()
     playing = set(status) if still is None else set(still)
     others = tuple(pid for pid in status if pid != loser and status[pid] == "active" and pid in playing)
     out = tuple(pid for pid in status if pid != loser and pid not in others)
     winner = others[0] if len(others) == 1 else None
     ranking = tuple(group for group in (others, (loser,), out) if group)
-    return Outcome(winner, ranking, state.scores(), f"player {loser} forfeited ({verdict.value})")
+    why = "resigned" if verdict is None else f"forfeited ({verdict.value})"
+    return Outcome(winner, ranking, state.scores(), f"player {loser} {why}")
 
 
 def clock_view(clock: SeatClock) -> dict[str, Any] | None:

@@ -44,6 +44,7 @@ class Reply:
     text: str | None  # the decision file's text; None when there was none
     run: RunResult
     problem: str | None = None  # why the decision file could not be used at all
+    resigned: bool = False  # a human typed quit/resign or pressed Ctrl-C: the game ends
 
 
 class Agent(Protocol):
@@ -110,11 +111,13 @@ def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply
 
 
 class HumanAgent:
-    """A person at the terminal: the board, the legal moves, a validated
-    prompt that asks again until the move is legal.  End of input (Ctrl-D)
-    gives no decision."""
+    """A person at the terminal: the board as that seat sees it (other hands
+    hidden), the legal moves, a validated prompt that asks again until the
+    move is legal.  ``quit``/``resign``, Ctrl-C and end of input (Ctrl-D)
+    resign: the match ends with a result instead of a traceback."""
 
     name = "human"
+    RESIGN_WORDS = ("quit", "resign", "exit")
 
     def __init__(self, game: Game, read: Callable[[str], str] = input, out: TextIO | None = None,
                  color: bool = False) -> None:
@@ -128,12 +131,18 @@ class HumanAgent:
         print(self.game.render(state, player, self.color), file=self.out)
         legal = list(state.legal_decisions())
         self._show_moves(legal)
+        print("  (? lists every move; quit or resign ends the game)", file=self.out)
         while True:
             try:
                 text = self.read(f"step {step}, player {player} ({state.step_kind()})> ")
-            except EOFError:
-                return Reply(None, RunResult(exit_code=0, wall_s=time.monotonic() - started))
-            if text.strip() in ("?", "help", "moves"):
+            except (EOFError, KeyboardInterrupt):
+                print(file=self.out)
+                text = "resign"
+            word = text.strip().lower()
+            if word in self.RESIGN_WORDS:
+                run = RunResult(exit_code=0, wall_s=time.monotonic() - started)
+                return Reply(None, run, resigned=True)
+            if word in ("?", "help", "moves"):
                 self._show_moves(legal, everything=True)
                 continue
             error = check_decision(self.game, state, text)
@@ -154,7 +163,7 @@ def check_decision(game: Game, state: GameState, text: str) -> str | None:
     """None if ``text`` parses to a legal decision, else why not."""
     try:
         decision = game.parse_decision(state, text)
-    except DecisionError as exc:
+    except (DecisionError, ValueError) as exc:
         return str(exc)
     return state.illegal_reason(decision)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -30,18 +31,36 @@ def board_name(config: TournamentConfig, index: int) -> str:
 
 
 def result_text(record: GameRecord, names: Sequence[str]) -> str:
-    """``alice wins 12:9``, ``draw 10:10``, or a ranking for bigger tables."""
+    """``alice wins 12:9`` (the winner's score first, whichever seat it had),
+    ``draw 10:10``, or a ranking for bigger tables; a game lost by a fault or a
+    resignation says so, with the culprit's name (``bob wins: alice forfeited
+    (CRASH)``)."""
     def name(seat: int) -> str:
         return names[record.seats[seat - 1]]
 
-    scores = ""
-    if record.scores is not None:
-        scores = " " + ":".join(f"{record.scores.get(s, 0):g}" for s in range(1, len(record.seats) + 1))
+    seats = list(range(1, len(record.seats) + 1))
     if len(record.seats) == 2:
-        head = f"{name(int(record.winner))} wins" if record.winner is not None else "draw"
+        if record.winner is not None:
+            head = f"{name(int(record.winner))} wins"
+            seats.sort(key=lambda s: s != int(record.winner))
+        else:
+            head = "draw"
     else:
         head = " > ".join(" = ".join(name(s) for s in group) for group in record.ranking)
-    return head + scores
+        seats = [s for group in record.ranking for s in group] or seats
+    scores = ""
+    if record.scores is not None:
+        scores = " " + ":".join(f"{record.scores.get(s, 0):g}" for s in seats)
+    return head + scores + fault_note(record, names)
+
+
+def fault_note(record: GameRecord, names: Sequence[str]) -> str:
+    """``: alice forfeited (CRASH)`` when the reason names a seat that
+    forfeited or resigned, with the seat's number turned into its name."""
+    match = re.fullmatch(r"player (\d+) (forfeited \(\w+\)|resigned)", record.reason or "")
+    if not match or not 1 <= int(match[1]) <= len(record.seats):
+        return ""
+    return f": {names[record.seats[int(match[1]) - 1]]} {match[2]}"
 
 
 def bracket(config: TournamentConfig, fmt, plan: Plan) -> str | None:

@@ -790,9 +790,18 @@ inline int player_id() { return detail::from_args_or_env(1, "player id", "REFERE
 
 // Call play_games(step()) and turn an exception into a message on stderr and
 // exit status 1.  Returns main()'s exit status.
+// Run by hand without `<step> <player_id>` (and without the referee's
+// environment), it prints how it is meant to be run and returns 2.
 inline int run(int argc, const char* const* argv, void (*play_games)(int)) {
     try {
         set_args(argc, argv);
+        if (argc < 3 && !detail::getenv_or_null("REFEREE_STEP")) {
+            std::string prog = argc > 0 && argv[0] ? argv[0] : "player";
+            std::size_t slash = prog.find_last_of("/\\");
+            if (slash != std::string::npos) prog = prog.substr(slash + 1);
+            std::cerr << "usage: " << prog << " STEP PLAYER_ID (the referee passes these; see README)\n";
+            return 2;
+        }
         play_games(step());
         return 0;
     } catch (const std::exception& error) {

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import traceback
 import types
 from pathlib import Path
 from typing import Any
@@ -88,8 +89,38 @@ def install_interface() -> None:
     sys.modules.setdefault("Model.interface", interface)
 
 
+class StudentCodeError(Exception):
+    """The student's module failed; the message names its file and line."""
+
+
+def describe_error(exc: BaseException, folder: str | Path) -> str:
+    """``player.py, line 12: IndexError: list index out of range``: where in
+    the student's own files it went wrong (the innermost frame in its
+    folder), in the student's names rather than the loader's package."""
+    folder = Path(folder).resolve()
+    where = None
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = (exc.filename, exc.lineno)
+    else:
+        for frame in traceback.extract_tb(exc.__traceback__):
+            try:
+                inside = Path(frame.filename).resolve().is_relative_to(folder)
+            except (OSError, ValueError):
+                inside = False
+            if inside:
+                where = (frame.filename, frame.lineno)
+    text = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
+    message = f"{type(exc).__name__}: {text}".replace(f"{PACKAGE}.", "")
+    if where is None:
+        return message
+    return f"{Path(where[0]).name}, line {where[1]}: {message}"
+
+
 def load_module(path: str | Path) -> types.ModuleType:
-    """Import a student file as a module of a package made of its folder."""
+    """Import a student file as a module of a package made of its folder, so
+    its relative imports (``from .helper import x``) and plain ones (``import
+    helper``) both find the files beside it.  StudentCodeError (file and line)
+    if importing it fails."""
     path = Path(path).resolve()
     install_interface()
     folder = str(path.parent)
@@ -103,7 +134,10 @@ def load_module(path: str | Path) -> types.ModuleType:
         raise ImportError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise StudentCodeError(f"{describe_error(exc, folder)} (importing {path.name})") from exc
     return module
 
 

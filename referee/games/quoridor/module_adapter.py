@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 
-from .course_api import Logger, decision_text, load_module, player_move, updated
+from .course_api import (Logger, StudentCodeError, decision_text, describe_error, load_module,
+                         player_move, updated)
 from .rules import PASS, START, WALLS_PER_PLAYER, QuoridorState, seats
 from .codec import parse_decision
 
@@ -66,8 +68,15 @@ def main(argv: list[str]) -> None:
         view = json.load(f)
     me = int(argv[2]) if len(argv) >= 3 else int(view["you"])
     check_standard_start(view)
-    module = load_module(argv[0])
-    write_decision(decision_text(decide(module, view, me)))
+    try:
+        module = load_module(argv[0])
+        move = decide(module, view, me)
+    except StudentCodeError as exc:
+        sys.exit(str(exc))
+    except Exception as exc:  # the traceback, then one line naming the student's file and line
+        traceback.print_exc()
+        sys.exit(describe_error(exc, os.path.dirname(os.path.abspath(argv[0]))))
+    write_decision(decision_text(move))
 
 
 if __name__ == "__main__":

@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any, Iterator
 
 from referee.core.rng import derived_rng
 
-from .course_api import Logger, PlayerMove, load_module, updated
+from .course_api import Logger, PlayerMove, StudentCodeError, describe_error, load_module, updated
 from .geometry import SIZE, coords, square
 from .codec import parse_decision
 from .rules import START, WALLS_PER_PLAYER, QuoridorState, Wall, shortest_path, unreachable_squares
@@ -101,6 +102,7 @@ def path_problem(state: QuoridorState, start: tuple[int, int], end: tuple[int, i
 def run_cases(path: str, seed: int = 0) -> Iterator[dict[str, Any]]:
     """Every case's result (runs the student module in this process)."""
     module = load_module(path)
+    folder = str(Path(path).resolve().parent)
     homes = (START[1], START[2])
     for index, walls in enumerate(layouts(seed)):
         rng = derived_rng(seed, "quoridor-part1-queries", index)
@@ -112,7 +114,7 @@ def run_cases(path: str, seed: int = 0) -> Iterator[dict[str, Any]]:
                 data = updated(data, module.last_move(data, PlayerMove(1 + k % 2, False, w.r1, w.c1, w.r2, w.c2)))
         except Exception as exc:  # the student's code: report, do not crash
             yield {"layout": index, "walls": setup, "call": "init/last_move", "ok": False,
-                   "problem": f"{type(exc).__name__}: {exc}"}
+                   "problem": describe_error(exc, folder)}
             continue
         for r, c in [(rng.randrange(SIZE), rng.randrange(SIZE)) for _ in range(NEIGHBOR_QUERIES)]:
             call = f"get_neighbors(playerData, {r}, {c})"
@@ -123,7 +125,7 @@ def run_cases(path: str, seed: int = 0) -> Iterator[dict[str, Any]]:
                 problem = None if pairs is not None and sorted(pairs) == sorted(expected) else \
                     f"expected {sorted(expected)} in any order, got {got!r}"
             except Exception as exc:
-                problem = f"{type(exc).__name__}: {exc}"
+                problem = describe_error(exc, folder)
             yield {"layout": index, "walls": setup, "call": call, "ok": problem is None, "problem": problem,
                    "function": "get_neighbors"}
         pocket = unreachable_squares(state)
@@ -134,7 +136,7 @@ def run_cases(path: str, seed: int = 0) -> Iterator[dict[str, Any]]:
             try:
                 problem = path_problem(state, start, end, module.get_shortest_path(data, *start, *end))
             except Exception as exc:
-                problem = f"{type(exc).__name__}: {exc}"
+                problem = describe_error(exc, folder)
             yield {"layout": index, "walls": setup, "call": call, "ok": problem is None, "problem": problem,
                    "function": "get_shortest_path"}
 
@@ -187,9 +189,12 @@ RESULT = "@@case "
 def _worker(argv: list[str]) -> None:
     """One JSON line per case on stdout; the module's own prints go to stderr."""
     results, sys.stdout = sys.stdout, sys.stderr
-    for result in run_cases(argv[0], int(argv[1]) if len(argv) > 1 else 0):
-        results.write(RESULT + json.dumps(result) + "\n")
-        results.flush()
+    try:
+        for result in run_cases(argv[0], int(argv[1]) if len(argv) > 1 else 0):
+            results.write(RESULT + json.dumps(result) + "\n")
+            results.flush()
+    except StudentCodeError as exc:  # one line, the last on stderr: check() reports it
+        sys.exit(str(exc))
 
 
 @click.command("quoridor-part1")

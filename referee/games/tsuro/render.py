@@ -1,7 +1,15 @@
-"""Terminal drawing: each cell a box with its paths written as port pairs,
-markers as player digits on the port they stand on, and (in colour) every
-marker's trail coloured in its player's colour."""
+"""Terminal drawing: each tile a small picture of its four paths, markers as
+player digits on the port they stand on, and (in colour) every marker's trail
+coloured in its player's colour.
+
+A path is drawn as the same letter at both of its ends, each letter next to
+the port it stands for (``a`` meets ``a``): unlike lines, letters never cross
+or blur in a cell a few characters wide, and they read the same in any
+terminal (plain ASCII).  The same pictures show a player's hand, so a human
+sees what ``T i rot r c`` will place; the terminal replay uses them too."""
 from __future__ import annotations
+
+from typing import Sequence
 
 from . import board as geo
 from .codec import marker_words
@@ -14,6 +22,12 @@ COLORS = (31, 32, 33, 34, 35, 36, 91, 94)
 # (row, col) of each port inside a cell box whose top-left corner is (0, 0)
 PORT_AT = ((0, 3), (0, 7), (1, WIDTH), (3, WIDTH), (HEIGHT, 7), (HEIGHT, 3), (3, 0), (1, 0))
 OUTSIDE = ((-1, 0), (0, 1), (1, 0), (0, -1))
+# (row, col) of each port's letter inside the box: just inside the port.
+LETTER_AT = ((1, 3), (1, 7), (1, WIDTH - 1), (3, WIDTH - 1), (3, 7), (3, 3), (3, 1), (1, 1))
+LETTERS = "abcd"
+LEGEND = " tiles: a path joins the two ports marked with the same letter; #tile/rotation"
+START_HELP = (" start positions (S p), two per edge cell, clockwise: 0-11 along the top (left to right),\n"
+              " 12-23 down the right side, 24-35 along the bottom (right to left), 36-47 up the left side")
 
 
 def _paint(text: str, player: int | None, color: bool) -> str:
@@ -32,7 +46,42 @@ def _trails(state: TsuroState) -> dict[tuple[int, int, int, int], int]:
     return owner
 
 
+def tile_picture(tile: int, rotation: int, owners: dict[int, int] | None = None,
+                 color: bool = False) -> list[list[str]]:
+    """The inside of one cell box (HEIGHT - 1 rows of WIDTH - 1 characters):
+    each path's letter at its two ports, ``#tile/rot`` in the middle.
+    ``owners`` maps a path (its index in ``pairs``) to the player whose trail
+    crossed it, for colour."""
+    box = [[" "] * (WIDTH - 1) for _ in range(HEIGHT - 1)]
+    label = f"#{tile}/{rotation}"
+    start = (WIDTH - 1 - len(label)) // 2
+    for k, ch in enumerate(label):
+        box[1][start + k] = ch
+    for k, pair in enumerate(TILES[tile].pairs(rotation)):
+        for port in pair:
+            r, c = LETTER_AT[port]
+            box[r - 1][c - 1] = _paint(LETTERS[k], (owners or {}).get(k), color)
+    return box
+
+
+def hand_pictures(hand: Sequence[int]) -> list[str]:
+    """A hand as tile pictures side by side at rotation 0, each under its
+    index (the ``i`` of ``T i rot r c``)."""
+    if not hand:
+        return []
+    border = ("+" + "-" * (WIDTH - 1)) * len(hand) + "+"
+    rows = ["".join(f" i={i}: #{tile}".ljust(WIDTH) for i, tile in enumerate(hand)).rstrip(), border]
+    pictures = [tile_picture(tile, 0) for tile in hand]
+    for r in range(HEIGHT - 1):
+        rows.append("".join("|" + "".join(p[r]) for p in pictures) + "|")
+    rows.append(border)
+    return rows
+
+
 def render(state: TsuroState, viewer: int | None = None, color: bool = False) -> str:
+    """The board and one line per player.  Hands other than ``viewer``'s are
+    hidden (None: a spectator's or a replay's view, every hand shown); the
+    viewer's own hand is also drawn as pictures."""
     rows, cols = HEIGHT * geo.SIZE + 1 + 2 * MARGIN, WIDTH * geo.SIZE + 1 + 2 * MARGIN
     canvas = [[" "] * cols for _ in range(rows)]
     trails = _trails(state) if color else {}
@@ -54,11 +103,11 @@ def render(state: TsuroState, viewer: int | None = None, color: bool = False) ->
             if cell is None:
                 continue
             tile, rotation = cell
-            top, left = r * HEIGHT, c * WIDTH
-            put(top + 1, left + 2, f"#{tile}/{rotation}")
             pairs = TILES[tile].pairs(rotation)
-            for k, (a, b) in enumerate(pairs):
-                put(top + 2 + k // 2, left + 2 + 4 * (k % 2), f"{a}-{b}", trails.get((r, c, a, b)))
+            owners = {k: trails[(r, c, *pair)] for k, pair in enumerate(pairs) if (r, c, *pair) in trails}
+            for dr, line in enumerate(tile_picture(tile, rotation, owners, color)):
+                for dc, ch in enumerate(line):
+                    canvas[r * HEIGHT + 1 + dr + MARGIN][c * WIDTH + 1 + dc + MARGIN] = ch
     for p, facing in enumerate(state.markers, start=1):
         if facing is None or state.out[p - 1] is not None:
             continue
@@ -71,6 +120,7 @@ def render(state: TsuroState, viewer: int | None = None, color: bool = False) ->
         pr, pc = PORT_AT[port]
         put(row * HEIGHT + pr + dr, col * WIDTH + pc + dc, str(p % 10), p)
     lines = ["".join(line).rstrip() for line in canvas]
+    lines.append(LEGEND)
     for p in range(1, state.players + 1):
         out = state.out[p - 1]
         hand = state.hands[p - 1]
@@ -80,4 +130,9 @@ def render(state: TsuroState, viewer: int | None = None, color: bool = False) ->
         lines.append(_paint(f"{mark}P{p}: {status:<22} hand: {shown or '-'}", p, color))
     dragon = f"player {state.dragon}" if state.dragon is not None else "nobody"
     lines.append(f" pile: {len(state.pile)} tile(s)   dragon: {dragon}")
+    if state.step_kind() == "setup":
+        lines.append(START_HELP)
+    if viewer is not None and 1 <= viewer <= state.players and state.hands[viewer - 1]:
+        lines.append(f" your hand (player {viewer}) at rotation 0; rot turns a tile clockwise:")
+        lines += [" " + line for line in hand_pictures(state.hands[viewer - 1])]
     return "\n".join(lines) + "\n"

@@ -147,6 +147,11 @@ class TsuroState(GameState):
         if (p.row, p.col) not in targets:
             if self.variant == "classic":
                 return f"cell ({p.row}, {p.col}) is not the cell in front of your marker {facing[:2]}"
+            start = geo.start_position(facing)
+            if start is not None:  # it stands off the board: speak of the edge, not of cell (-1, c)
+                cells = ", ".join(f"({r}, {c})" for r, c in targets)
+                return (f"cell ({p.row}, {p.col}) is not next to your start position {start} "
+                        f"on the edge; from there you may place on: {cells}")
             return (f"cell ({p.row}, {p.col}) is not one of the 8 cells around the cell "
                     f"{geo.stand_cell(facing)} your marker stands on")
         return "this placement eliminates you while another placement does not (classic rules)"

@@ -116,12 +116,26 @@ def save_decision(*parts: Any) -> None:
     os.replace(tmp, DECISION_FILE)
 
 
+def usage() -> str:
+    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "player"
+    return f"usage: {prog} STEP PLAYER_ID (the referee passes these; see README)"
+
+
 def my_step_and_id(argv: list[str] | None = None) -> tuple[int, int]:
-    """``(step, player_id)`` from the command line (or the environment)."""
+    """``(step, player_id)`` from the command line (or the environment).
+
+    Run by hand without them, the program says how it is meant to be run
+    (and exits 2) instead of failing with a KeyError."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) >= 2:
-        return int(args[-2]), int(args[-1])
-    return int(os.environ["REFEREE_STEP"]), int(os.environ["REFEREE_PLAYER"])
+        words = args[-2], args[-1]
+    else:
+        words = os.environ.get("REFEREE_STEP", ""), os.environ.get("REFEREE_PLAYER", "")
+    try:
+        return int(words[0]), int(words[1])
+    except ValueError:
+        print(usage(), file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def run(play_games: Callable[..., Any]) -> None:

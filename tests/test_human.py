@@ -1,0 +1,133 @@
+"""A human at the keyboard: sees only its own hand, the board once per prompt,
+tile pictures; quit/resign, end of input and Ctrl-C end the game with a
+result.  The match runs the real `referee` with the human's lines on stdin."""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import yaml
+
+from conftest import read_log, referee
+from referee.core.match import Match, MatchSpec, Observer, prepare
+from referee.core.players import HumanAgent
+from referee.games.tsuro.render import LEGEND
+
+PROMPT = re.compile(r"^step (\d+), player 1 \((setup|play)\)> ", re.M)
+
+
+def guesses() -> str:
+    """Every placement of hand tile i at rotation 0: the prompt refuses the
+    illegal ones and asks again, so some line of each round is accepted."""
+    return "".join(f"T {i} 0 {r} {c}\n" for i in range(3) for r in range(6) for c in range(6))
+
+
+def play_tsuro_as_human(tmp_path: Path, lines: str) -> tuple[object, Path]:
+    out = tmp_path / "m"
+    proc = referee("play", "tsuro", "--player", "human", "--player", "builtin:random",
+                   "--seed", 5, "--out", out, "--no-color", input=lines)
+    return proc, out
+
+
+def test_the_human_never_sees_the_bots_hand_and_sees_its_own_as_pictures(tmp_path):
+    proc, out = play_tsuro_as_human(tmp_path, "S 3\n" + guesses() * 3 + "quit\n")
+    assert proc.returncode == 0, proc.stderr
+    bot_moves = [r for r in read_log(out) if r["player"] == 2]
+    assert len(bot_moves) >= 2
+    p2_lines = [ln for ln in proc.stdout.splitlines() if re.match(r"^[ >]P2: ", ln)]
+    assert p2_lines and all(ln.rstrip().endswith("hidden") for ln in p2_lines), p2_lines
+    assert "your hand (player 1)" in proc.stdout and " i=0: #" in proc.stdout
+    assert yaml.safe_load((out / "result.yaml").read_text())["winner"] == 2  # off the edge or quit
+
+
+def test_the_board_is_drawn_once_per_prompt(tmp_path):
+    proc, _ = play_tsuro_as_human(tmp_path, "S 3\n" + guesses() * 2 + "quit\n")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    prompts = list(PROMPT.finditer(text))
+    assert len(prompts) >= 3
+    # From each bot step line to the human's next prompt: exactly one board.
+    for bot in re.finditer(r"^step +\d+  player 2 ", text, re.M):
+        nxt = next((p for p in prompts if p.start() > bot.start()), None)
+        if nxt is not None:
+            assert text[bot.start():nxt.start()].count(LEGEND) == 1
+
+
+def test_quit_resigns_with_a_result_and_the_log_verifies(tmp_path):
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "human",
+                   "--seed", 1, "--out", out, "--no-color", input="nonsense\nresign\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "not accepted:" in proc.stdout
+    assert "result: player 1 (builtin:greedy) wins: player 2 resigned after 2 steps" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    assert result["winner"] == 1 and result["reason"] == "player 2 resigned"
+    assert result["players"][2]["status"] == "resigned"
+    last = read_log(out)[-1]
+    assert last["resigned"] is True and last["player"] == 2
+    assert referee("replay", out, "--verify").returncode == 0
+
+
+def test_end_of_input_resigns_too(tmp_path):
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", "human", "--player", "builtin:random",
+                   "--seed", 1, "--out", out, "--no-color", input="")
+    assert proc.returncode == 0, proc.stderr
+    assert "player 1 resigned after 1 step\n" in proc.stdout
+
+
+def test_ctrl_c_at_the_prompt_ends_the_match_with_a_result(tmp_path):
+    def ctrl_c(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    prepared = prepare(MatchSpec(game="cantris", players=["human", "builtin:random"], seed=3,
+                                 out=tmp_path / "m"))
+    prepared.agents[0] = HumanAgent(prepared.game, read=ctrl_c, out=io.StringIO())
+    result = Match(prepared, Observer()).run()
+    assert result.outcome.winner == 2 and result.outcome.reason == "player 1 resigned"
+    assert yaml.safe_load((tmp_path / "m" / "result.yaml").read_text())["winner"] == 2
+
+
+def test_an_illegal_line_is_refused_and_the_next_legal_one_accepted(tmp_path):
+    lines = iter(["9 9", "hello", "1 0"])
+    screen = io.StringIO()
+    prepared = prepare(MatchSpec(game="cantris", players=["human", "builtin:random"], seed=1,
+                                 out=tmp_path / "m"))
+    agent = HumanAgent(prepared.game, read=lambda prompt: next(lines), out=screen)
+    state = prepared.game.initial_state(prepared.setup)
+    reply = agent.decide(tmp_path, 1, 1, state)
+    assert reply.text == "1 0\n" and not reply.resigned
+    assert screen.getvalue().count("not accepted:") == 2
+
+
+def test_ctrl_c_while_a_program_thinks_stops_without_a_traceback(tmp_path, make_player):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    sleeper = make_player("sleeper", "import time\nopen('started', 'w').close()\ntime.sleep(60)\n")
+    exe = Path(sys.executable).with_name("referee")
+    proc = subprocess.Popen([str(exe), "play", "cantris", "--player", sleeper, "--player", "human",
+                             "--out", tmp_path / "m", "--no-color"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = tmp_path / "m" / "players" / "p1" / "started"
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "referee: interrupted; the log so far is in" in err
+
+
+def test_a_resignation_under_a_time_bank_verifies(tmp_path):
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "human",
+                   "--set", "time_bank=30", "--seed", 2, "--out", out, "--no-color", input="quit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert read_log(out)[-1]["resigned"] and "bank_ms" in read_log(out)[-1]
+    verify = referee("replay", out, "--verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
