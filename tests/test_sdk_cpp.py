@@ -436,3 +436,48 @@ def test_template_plays_a_whole_match_through_the_referee(binaries, tmp_path):
     you, dumped = out.split(" ", 1)
     assert you == "1"
     assert json.loads(dumped) == json.loads((seat / "state.json").read_text())
+
+
+COUNTER_CPP = r"""
+#define REFEREE_MAIN
+#include "referee_sdk.hpp"
+#include <iostream>
+#include <unistd.h>
+
+static int calls = 0;
+
+void play_games(int step) {
+    ++calls;
+    std::cout << "call " << calls << " pid " << getpid() << " step " << step << std::endl;
+    referee::Board board = referee::read_board();
+    for (int r = static_cast<int>(board.size()) - 1; r >= 0; --r)
+        for (std::size_t c = 0; c < board[r].size(); ++c)
+            if (board[r][c] != "0") { referee::save_decision(r, static_cast<int>(c)); return; }
+}
+"""
+
+
+def test_the_cpp_sdk_main_serves_a_persistent_player_unchanged(tmp_path):
+    """The same program, spawned every step and kept alive (persistent:):
+    one process whose memory lasts, the same moves."""
+    source = tmp_path / "counter.cpp"
+    source.write_text(COUNTER_CPP)
+    binary = tmp_path / "counter"
+    subprocess.run([GXX, "-std=c++14", "-O2", "-Wall", "-Werror", "-I", str(SDK_DIR), "-o",
+                    str(binary), str(source)], check=True)
+    logs = {}
+    for name, player in (("kept", f"persistent:{binary}"), ("spawned", str(binary))):
+        out = tmp_path / name
+        proc = referee("play", "cantris", "--player", player, "--player", "builtin:random",
+                       "--board", BOARDS / "cantris" / "8x4-1.txt", "--seed", "4", "--out", out,
+                       "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        logs[name] = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
+    mine = [r for r in logs["kept"] if r["player"] == 1]
+    calls = [r["stdout"].split() for r in mine]
+    assert [int(c[1]) for c in calls] == list(range(1, len(mine) + 1))
+    assert len({c[3] for c in calls}) == 1 and {r["verdict"] for r in mine} == {"OK"}
+    assert all(r["stdout"].split()[1] == "1" for r in logs["spawned"] if r["player"] == 1)
+    same = ("step", "player", "applied", "hash")
+    assert [{k: r[k] for k in same} for r in logs["kept"]] == \
+        [{k: r[k] for k in same} for r in logs["spawned"]]

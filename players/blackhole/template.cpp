@@ -5,6 +5,9 @@
 //
 // Each turn the referee runs `./player <step> <player_id>` in this player's
 // private folder.  Read the board, decide, save the decision.
+//
+// To keep it alive between steps (your variables survive), run it as
+// --player persistent:./player; nothing here changes (docs/protocol.md).
 #define REFEREE_MAIN  // referee_sdk.hpp provides main(), which calls play_games(step)
 #include "referee_sdk.hpp"
 

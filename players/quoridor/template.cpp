@@ -7,6 +7,9 @@
 // private folder.  Read the position, decide, save the decision:
 // "M r1 c1 r2 c2" moves your pawn, "W r1 c1 r2 c2" places a wall between two
 // grid points (grid line k runs above row k and left of column k).
+//
+// To keep it alive between steps (your variables survive), run it as
+// --player persistent:./player; nothing here changes (docs/protocol.md).
 #define REFEREE_MAIN  // referee_sdk.hpp provides main(), which calls play_games(step)
 #include "referee_sdk.hpp"
 

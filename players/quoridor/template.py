@@ -6,7 +6,11 @@
 Each turn the referee runs `python3 player.py <step> <player_id>` in this
 player's private folder.  Read the board, decide, save the decision:
 "M r1 c1 r2 c2" moves your pawn, "W r1 c1 r2 c2" places a wall between two
-grid points (grid line k runs above row k and left of column k)."""
+grid points (grid line k runs above row k and left of column k).
+
+To keep the program alive between steps (no start-up cost per step, and your
+variables survive), run it as --player "persistent:python3 player.py"; nothing
+here changes (docs/protocol.md, "Persistent players")."""
 from referee_sdk import read_ckbd, read_state, run, save_decision
 
 SIZE = 9

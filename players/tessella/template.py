@@ -4,7 +4,11 @@
     referee play tessella --player "python3 player.py" --player builtin:greedy
 
 Each turn the referee runs `python3 player.py <step> <player_id>` in this
-player's private folder.  Read the board, decide, save the decision."""
+player's private folder.  Read the board, decide, save the decision.
+
+To keep the program alive between steps (no start-up cost per step, and your
+variables survive), run it as --player "persistent:python3 player.py"; nothing
+here changes (docs/protocol.md, "Persistent players")."""
 from referee_sdk import read_ckbd, read_state, run, save_decision
 
 ORTHOGONAL = [(-1, 0), (1, 0), (0, -1), (0, 1)]

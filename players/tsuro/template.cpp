@@ -7,6 +7,9 @@
 // private folder.  Read the state, decide, save the decision: `S p` (setup: a
 // start position 0..47) or `T i rot r c` (play: your hand's tile i, turned rot
 // quarter turns clockwise, on cell (r, c)).
+//
+// To keep it alive between steps (your variables survive), run it as
+// --player persistent:./player; nothing here changes (docs/protocol.md).
 #define REFEREE_MAIN  // referee_sdk.hpp provides main(), which calls play_games(step)
 #include "referee_sdk.hpp"
 

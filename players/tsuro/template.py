@@ -6,7 +6,11 @@
 Each turn the referee runs `python3 player.py <step> <player_id>` in this
 player's private folder.  Read the board, decide, save the decision:
 `S p` (setup: a start position 0..47) or `T i rot r c` (play: your hand's
-tile i, turned rot quarter turns clockwise, on cell (r, c))."""
+tile i, turned rot quarter turns clockwise, on cell (r, c)).
+
+To keep the program alive between steps (no start-up cost per step, and your
+variables survive), run it as --player "persistent:python3 player.py"; nothing
+here changes (docs/protocol.md, "Persistent players")."""
 from referee_sdk import read_board, read_state, run, save_decision
 from referee_sdk.tsuro import SIZE, across, exit_port
 

@@ -792,9 +792,27 @@ inline int player_id() { return detail::from_args_or_env(1, "player id", "REFERE
 // exit status 1.  Returns main()'s exit status.
 // Run by hand without `<step> <player_id>` (and without the referee's
 // environment), it prints how it is meant to be run and returns 2.
+// Started as a persistent player (`--player persistent:./player`; the referee
+// sets REFEREE_PERSISTENT=1), it stays alive: each `step <k>` line on stdin is
+// one play_games(k), answered by printing `done`, so your program keeps its
+// memory between steps.  Your own code does not change.
 inline int run(int argc, const char* const* argv, void (*play_games)(int)) {
     try {
         set_args(argc, argv);
+        const char* persistent = detail::getenv_or_null("REFEREE_PERSISTENT");
+        if (persistent && std::string(persistent) == "1") {
+            const char* me = detail::getenv_or_null("REFEREE_PLAYER");
+            std::string line;
+            while (std::getline(std::cin, line)) {
+                std::istringstream words(line);
+                std::string word, k, extra;
+                if (!(words >> word >> k) || word != "step" || (words >> extra)) continue;
+                detail::program_args() = {k, me ? me : "0"};
+                play_games(step());
+                std::cout << "done" << std::endl;  // endl: the referee waits for this line
+            }
+            return 0;
+        }
         if (argc < 3 && !detail::getenv_or_null("REFEREE_STEP")) {
             std::string prog = argc > 0 && argv[0] ? argv[0] : "player";
             std::size_t slash = prog.find_last_of("/\\");
