@@ -116,7 +116,8 @@ class ConsoleObserver(Observer):
 
     def start(self, match: Prepared, state: GameState) -> None:
         seats = ", ".join(f"player {i} = {n}" for i, n in enumerate(match.names, start=1))
-        print(f"{match.game.title}: {seats} (seed {match.seed}, board {match.board_source})", file=self.out)
+        print(f"{match.game.title}: {seats} (seed {match.seed}, board {match.board_source}, "
+              f"sandbox {match.sandbox.kind})", file=self.out)
         self._board(match, state)
 
     def step(self, match: Prepared, record: dict[str, Any], state: GameState) -> None:

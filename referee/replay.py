@@ -119,6 +119,10 @@ def describe(record: dict[str, Any] | None, total: int) -> str:
     line = format_step(record, names).replace(f" (p{record['player']})", "", 1)
     timing = f"    wall {record.get('wall_ms', 0)} ms, cpu {record.get('cpu_ms', 0)} ms, " \
              f"peak {record.get('peak_kb', 0)} KiB"
+    if record.get("bank_ms") is not None:  # a time-bank match: what the seat has left
+        timing += f", bank left {record['bank_ms'] / 1000:.3f} s"
+        if record.get("grace_ms"):
+            timing += f" (grace used {record['grace_ms']} ms)"
     return f"{line}\n{timing}  [{record['step']}/{total}]"
 
 
