@@ -406,13 +406,7 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
         # It died between steps (e.g. CPU spent after its last ``done``): that
         # death is this step's result, as Botzone charges it; it starts again
         # at the next step.
-        status, usage = player.death
-        code = os.waitstatus_to_exitcode(status)
-        reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
-        if usage is not None:
-            reply["cpu"] = max(0.0, usage.ru_utime + usage.ru_stime - player.cpu_mark)
-            reply["peak_kb"] = usage.ru_maxrss
-        player.forget()
+        _ended(reply, player, *player.death)
         reply["killed"] = sweep(pid1, None)
         return _finish(reply, out, err, out_start, err_start, req, start)
     if player.pid is None:
@@ -470,14 +464,19 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
         if status is None:
             os.kill(pid, signal.SIGKILL)
             _, status, usage = os.wait4(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
-        if usage is not None:
-            reply["cpu"] = max(0.0, usage.ru_utime + usage.ru_stime - player.cpu_mark)
-            reply["peak_kb"] = usage.ru_maxrss
-        player.forget()
+        _ended(reply, player, status, usage)
         reply["killed"] = sweep(pid1, None)
     return _finish(reply, out, err, out_start, err_start, req, start)
+
+
+def _ended(reply: dict, player: Persistent, status: int, usage) -> None:
+    """Report how the persistent player ended, and forget it."""
+    code = os.waitstatus_to_exitcode(status)
+    reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
+    if usage is not None:
+        reply["cpu"] = max(0.0, usage.ru_utime + usage.ru_stime - player.cpu_mark)
+        reply["peak_kb"] = usage.ru_maxrss
+    player.forget()
 
 
 def _finish(reply: dict, out: int, err: int, out_start: int, err_start: int, req: dict,

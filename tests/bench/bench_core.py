@@ -112,6 +112,11 @@ def main() -> None:
              f"{in_player / steps * 1000 / base:.2f}"),
             ("  of which the referee's own work", f"{own:.2f} ms", f"{own / base:.2f}"),
         ]
+    print_table(rows)
+
+
+def print_table(rows: list[tuple[str, str, str]]) -> None:
+    """(measure, time, ratio) rows as a plain table."""
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'time':>10}  {'ratio':>6}")
     for name, value, ratio in rows:

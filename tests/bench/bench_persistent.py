@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from referee.core.match import MatchSpec, Observer, run_match
+from bench_core import Clock, print_table  # run as a script from this folder
+from referee.core.match import MatchSpec, run_match
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARD = ROOT / "boards" / "cantris" / "10x5-1.txt"
@@ -37,14 +37,6 @@ def play_games(step):
 run(play_games)
 """
 MATCHES = 6
-
-
-class Clock(Observer):
-    def start(self, match, state) -> None:
-        self.started = time.perf_counter()
-
-    def finish(self, match, result) -> None:
-        self.finished = time.perf_counter()
 
 
 def steps_time(root: Path, players: list[str], tag: str) -> tuple[float, int, float]:
@@ -76,10 +68,7 @@ def main() -> None:
         (f"greedy, spawned: {s_steps} steps of whole 10x5 matches", f"{s_total:.2f} s", "1.00"),
         (f"greedy, persistent: {p_steps} steps", f"{p_total:.2f} s", f"{p_total / s_total:.3f}"),
     ]
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{width}}  {'time':>10}  {'ratio':>6}")
-    for name, value, ratio in rows:
-        print(f"{name:<{width}}  {value:>10}  {ratio:>6}")
+    print_table(rows)
 
 
 if __name__ == "__main__":
