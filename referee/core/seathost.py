@@ -556,8 +556,11 @@ def main() -> None:
     pid1 = "--pid1" in sys.argv[1:]
     if not pid1 and PRCTL is not None:
         PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    # Outside a sandbox the referee's death must take the step down with us.
-    signal.signal(signal.SIGTERM, lambda *_: (sweep(pid1, None), os._exit(0)))
+    # Outside a sandbox the referee's death must take the step down with us.  (As
+    # pid 1 no handler is installed: the kernel ends the namespace with us, and a
+    # player cannot signal a pid 1 that handles nothing.)
+    if not pid1:
+        signal.signal(signal.SIGTERM, lambda *_: (sweep(pid1, None), os._exit(0)))
     if not pid1 and PRCTL is not None:
         PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() == 1:  # the referee is already gone
