@@ -49,7 +49,7 @@ from typing import Mapping, Sequence
 
 import psutil
 
-from .runner import Limits, RunResult
+from .runner import Limits, RunResult, cap_output, output_tail
 
 try:  # POSIX only
     import resource
@@ -105,9 +105,9 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
     else:
         result.exit_code = code
     for path, begin in starts.items():
-        _cap(path, begin, limits.output_kb)
-    result.stdout_tail = _tail(stdout_path, starts[stdout_path])
-    result.stderr_tail = _tail(stderr_path, starts[stderr_path])
+        cap_output(path, begin, limits.output_kb)
+    result.stdout_tail = output_tail(stdout_path, starts[stdout_path])
+    result.stderr_tail = output_tail(stderr_path, starts[stderr_path])
     return result
 
 
@@ -341,25 +341,3 @@ def _children_by_parent() -> dict[int, list[int]]:
     for pid, ppid in pairs.items():
         children.setdefault(ppid, []).append(pid)
     return children
-
-
-def _tail(path: Path, start: int, size: int = 4096) -> str:
-    """The end of what this run appended to ``path``."""
-    with contextlib.suppress(OSError):
-        with open(path, "rb") as f:
-            end = f.seek(0, os.SEEK_END)
-            f.seek(max(start, end - size))
-            return f.read().decode("utf-8", "replace")
-    return ""
-
-
-def _cap(path: Path, start: int, keep_kb: int) -> None:
-    """Keep at most ``keep_kb`` of what this run appended to ``path``."""
-    with contextlib.suppress(OSError):
-        size = path.stat().st_size
-        limit = start + keep_kb * 1024
-        if size > limit:
-            with open(path, "r+b") as f:
-                f.truncate(limit)
-                f.seek(limit)
-                f.write(f"\n[referee: {size - limit} more bytes of output dropped]\n".encode())

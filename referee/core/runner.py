@@ -222,7 +222,7 @@ def _sweep_orphans(known: set[int]) -> int:
     return killed
 
 
-def _tail(path: Path, start: int, size: int = 4096) -> str:
+def output_tail(path: Path, start: int, size: int = 4096) -> str:
     with contextlib.suppress(OSError):
         with open(path, "rb") as f:
             end = f.seek(0, os.SEEK_END)
@@ -231,7 +231,7 @@ def _tail(path: Path, start: int, size: int = 4096) -> str:
     return ""
 
 
-def _cap(path: Path, start: int, keep_kb: int) -> None:
+def cap_output(path: Path, start: int, keep_kb: int) -> None:
     """Keep at most ``keep_kb`` of what this step appended to ``path``."""
     with contextlib.suppress(OSError):
         size = path.stat().st_size
@@ -343,7 +343,7 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
     else:
         result.exit_code = code
     for path, begin in ((stdout_path, out_start), (stderr_path, err_start)):
-        _cap(path, begin, limits.output_kb)
-    result.stdout_tail = _tail(stdout_path, out_start)
-    result.stderr_tail = _tail(stderr_path, err_start)
+        cap_output(path, begin, limits.output_kb)
+    result.stdout_tail = output_tail(stdout_path, out_start)
+    result.stderr_tail = output_tail(stderr_path, err_start)
     return result
