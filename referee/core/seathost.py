@@ -239,25 +239,41 @@ def run(req: dict, pid1: bool, control: int) -> dict:
     return reply
 
 
-def _wait(pid: int, deadline: float, control: int, pid1: bool):
-    """Wait for ``pid`` until the deadline, without polling; kill at the
-    deadline.  End of input on ``control`` (the referee died) kills too."""
+def _watch(pid: int, control: int, *more: int) -> tuple[int, select.poll]:
+    """(a pidfd for ``pid``, a poller on it, the referee's channel and ``more``)."""
     pidfd = os.pidfd_open(pid)
     poller = select.poll()
     poller.register(pidfd, select.POLLIN)
+    for fd in more:
+        poller.register(fd, select.POLLIN)
     poller.register(control, select.POLLHUP)
+    return pidfd, poller
+
+
+def _until(poller: select.poll, deadline: float, control: int, pid1: bool, pid: int) -> bool:
+    """Sleep until something is ready (True) or the deadline passes (False).
+    End of input on ``control`` means the referee died: kill all and exit."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return False
+    events = poller.poll(max(1, int(remaining * 1000) + 1))
+    if any(fd == control for fd, _ in events):
+        sweep(pid1, pid)
+        os._exit(0)
+    return True
+
+
+def _wait(pid: int, deadline: float, control: int, pid1: bool):
+    """Wait for ``pid`` until the deadline, without polling; kill at the
+    deadline.  End of input on ``control`` (the referee died) kills too."""
+    pidfd, poller = _watch(pid, control)
     try:
         while True:
             wpid, status, usage = os.wait4(pid, os.WNOHANG)
             if wpid == pid:
                 return status, usage, False
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if not _until(poller, deadline, control, pid1, pid):
                 break
-            events = poller.poll(max(1, int(remaining * 1000) + 1))
-            if any(fd == control for fd, _ in events):
-                sweep(pid1, pid)
-                os._exit(0)
     finally:
         os.close(pidfd)
     try:
@@ -429,11 +445,7 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
         os.write(player.to_player, f"step {req['step']}\n".encode())
     except OSError:
         pass  # it is dying: the wait below sees it
-    pidfd = os.pidfd_open(pid)
-    poller = select.poll()
-    poller.register(pidfd, select.POLLIN)
-    poller.register(player.from_player, select.POLLIN)
-    poller.register(control, select.POLLHUP)
+    pidfd, poller = _watch(pid, control, player.from_player)
     status = usage = None
     try:
         while True:
@@ -443,14 +455,9 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
             if wpid == pid:
                 status, usage = wstatus, wusage
                 break
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if not _until(poller, deadline, control, pid1, pid):
                 reply["timed_out"] = True
                 break
-            events = poller.poll(max(1, int(remaining * 1000) + 1))
-            if any(fd == control for fd, _ in events):
-                sweep(pid1, None)
-                os._exit(0)
     finally:
         os.close(pidfd)
     reply["wall"] = time.monotonic() - start
