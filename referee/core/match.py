@@ -95,8 +95,9 @@ class Prepared:
     sandbox: Sandbox = sandbox_mod.NONE
 
 
-def default_out(game: str, seed: int, root: Path) -> Path:
-    stem = f"{game}-{_dt.date.today().isoformat()}-{seed}"
+def default_out(game: str, seed: int, root: Path, kind: str = "") -> Path:
+    """``root/<game>[-<kind>]-<date>-<seed>``, with ``-2``, ``-3``... if taken."""
+    stem = f"{game}{'-' + kind if kind else ''}-{_dt.date.today().isoformat()}-{seed}"
     out, n = root / stem, 1
     while out.exists():
         n += 1

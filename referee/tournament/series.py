@@ -15,7 +15,6 @@ stop) and the report are its own.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import math
 import shutil
 import sys
@@ -25,7 +24,7 @@ from typing import Any, Sequence, TextIO
 
 from referee.core import files
 from referee.core.errors import InputError
-from referee.core.match import prepare
+from referee.core.match import default_out, prepare
 from referee.core.rng import derived_rng
 
 from .config import Entrant, TournamentConfig, match_spec
@@ -282,13 +281,6 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     return "\n".join(lines) + "\n"
 
 
-def default_out(game: str, seed: int, root: Path) -> Path:
-    stem = f"{game}-series-{_dt.date.today().isoformat()}-{seed}"
-    out, n = root / stem, 1
-    while out.exists():
-        n += 1
-        out = root / f"{stem}-{n}"
-    return out
 
 
 def prepare_out(out: Path, replace: bool) -> None:
@@ -351,7 +343,7 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
             raise InputError("--resume needs --out: the series folder to finish")
         seed = seed if seed is not None else saved_seed(Path(out))
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
-    out = Path(out) if out is not None else default_out(game, seed, base / "step_logs")
+    out = Path(out) if out is not None else default_out(game, seed, base / "step_logs", "series")
     if not resume:
         prepare_out(out, replace)
     config = make_config(game, players, boards, games, seed, out, base, variant, policy,
