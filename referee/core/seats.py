@@ -45,6 +45,8 @@ class SeatHost:
         self.proc: subprocess.Popen | None = None
         self.starts = 0
         self.log = self.seat_dir.parent / f".host-{self.seat_dir.name}.log"
+        self.fixed: dict[str, int] | None = None  # the limits (but CPU) this host took on
+        self.player: tuple[int, int] | None = None  # (pidfd, pid) of the step's player, when told
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:
@@ -87,8 +89,13 @@ class SeatHost:
             return
         with contextlib.suppress(OSError):
             proc.stdin.close()
+        # Its stdout ends when it exits: wait for that, not in Popen.wait's
+        # sleep-and-poll loop (tens of ms per seat per match).
+        with contextlib.suppress(OSError, ValueError):
+            while select.select([proc.stdout], [], [], 5)[0] and proc.stdout.read(1 << 16):
+                pass
         try:
-            proc.wait(timeout=5)
+            proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             self._kill(proc)
         with contextlib.suppress(OSError):
@@ -112,6 +119,10 @@ class SeatHost:
         """Run one step: ``argv`` spawned for it, or, with ``persistent_step``,
         the kept-alive player (started from ``argv`` if needed) told to play
         that step."""
+        rlimits = rlimit_values(limits)
+        fixed = {name: value for name, value in rlimits.items() if name != "cpu"}
+        if self.proc is not None and self.fixed is not None and fixed != self.fixed:
+            self.close()  # the host lowered its own limits to these: a new one takes others
         if self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self._kill(self.proc)
@@ -119,9 +130,10 @@ class SeatHost:
             problem = self.start(argv)
             if problem:
                 return RunResult(start_error=problem)
+        self.fixed = fixed
         assert self.proc is not None and self.proc.stdin and self.proc.stdout
         request = {"argv": list(argv), "env": dict(env), "cwd": str(self.seat_dir),
-                   "hard": limits.hard_time, "rlimits": rlimit_values(limits),
+                   "hard": limits.hard_time, "rlimits": rlimits,
                    "stdout": str(Path(stdout_path).absolute()),
                    "stderr": str(Path(stderr_path).absolute()),
                    "output_kb": limits.output_kb}
@@ -133,11 +145,15 @@ class SeatHost:
         except BaseException:  # Ctrl-C or a kill of the referee: the step dies with it
             self._kill(self.proc)
             self.proc = None
+            self._kill_player()
             raise
         wall = time.monotonic() - started
         if reply is None or "host_error" in reply:
             self._kill(self.proc)
             self.proc = None
+            self._kill_player()
+        self._forget_player()
+        if reply is None or "host_error" in reply:
             note = "the seat host stopped answering" if reply is None else f"seat host error: {reply['host_error']}"
             result = RunResult(signal=signal.SIGKILL, wall_s=wall, notes=[note])
             result.timed_out = wall > limits.hard_time
@@ -155,7 +171,8 @@ class SeatHost:
 
     def _ask(self, request: bytes, deadline: float) -> dict | None:
         """Send one request; the reply, or None if the host died or did not
-        answer by the deadline."""
+        answer by the deadline.  A line ``{"started": pid}`` before the reply
+        names the step's player (a host without a sandbox sends it)."""
         assert self.proc is not None
         try:
             self.proc.stdin.write(request)
@@ -163,19 +180,53 @@ class SeatHost:
             return None
         out = self.proc.stdout.fileno()
         buffer = b""
-        while not buffer.endswith(b"\n"):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+        while True:
+            while b"\n" not in buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                ready, _, _ = select.select([out], [], [], remaining)
+                if not ready:
+                    continue
+                chunk = os.read(out, 1 << 16)
+                if not chunk:
+                    return None
+                buffer += chunk
+            line, buffer = buffer.split(b"\n", 1)
+            try:
+                reply = json.loads(line)
+            except ValueError:
                 return None
-            ready, _, _ = select.select([out], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(out, 1 << 16)
-            if not chunk:
+            if not isinstance(reply, dict):
                 return None
-            buffer += chunk
-        try:
-            reply = json.loads(buffer)
-        except ValueError:
-            return None
-        return reply if isinstance(reply, dict) else None
+            if "started" not in reply:
+                return reply
+            self._watch_player(reply["started"])
+
+    # ----- the step's player, should its host die first
+    def _watch_player(self, pid: object) -> None:
+        """Hold a pidfd of the player the host started: forked by posix_spawn,
+        it has no death signal tied to its host (seathost._spawned)."""
+        self._forget_player()
+        if isinstance(pid, int) and pid > 1:
+            with contextlib.suppress(OSError):
+                self.player = (os.pidfd_open(pid), pid)
+
+    def _kill_player(self) -> None:
+        """Kill the step's player and its process group, if it still runs (the
+        pidfd says so: its pid cannot have gone to another process meanwhile)."""
+        if self.player is not None:
+            pidfd, pid = self.player
+            exited, _, _ = select.select([pidfd], [], [], 0)  # readable once it ended
+            if not exited:
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)
+                with contextlib.suppress(OSError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        self._forget_player()
+
+    def _forget_player(self) -> None:
+        if self.player is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.player[0])
+            self.player = None
