@@ -128,6 +128,11 @@ ROGUES: dict[str, Rogue] = {
         "tried(lambda: (os.rename('../p2', '../p2-gone'), os.symlink('p1', '../p2')))", every=True),
     # --- destroying the record
     "board_links_to_log": Rogue("os.remove('Board.txt'); os.symlink('../../log.jsonl', 'Board.txt')", every=True),
+    "board_hard_links_to_log": Rogue(
+        "tried(lambda: (os.remove('Board.txt'), os.link('../../log.jsonl', 'Board.txt')))", every=True),
+    "other_snapshots_hard_link_to_log": Rogue(  # the empty one made ahead for the next step too
+        "tried(lambda: [(os.remove(f), os.link('../../log.jsonl', f))"
+        " for f in __import__('glob').glob('../p2/step_logs/*')])", every=True),
     "state_links_to_board": Rogue("os.remove('state.json'); os.symlink('../../board.txt', 'state.json')", every=True),
     "stdout_links_to_log": Rogue(
         "os.remove('stdout.txt') if os.path.exists('stdout.txt') else None;"

@@ -22,6 +22,7 @@ from . import files, sandbox as sandbox_mod, seats, settings as settings_mod, vi
 from .errors import InputError
 from .game import Game, GameState, Outcome, Setup
 from .clock import SeatClock
+from .later import Later
 from .log import MatchFolder, state_hash
 from .players import Agent, ProcessAgent, Reply, make_agent
 from .sandbox import Sandbox
@@ -188,6 +189,7 @@ class Match:
                       for pid in range(1, n + 1)}
         self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.seed,
                                       prepared.names, prepared.limits)
+        self.later = Later(threaded=seats.available())
 
     # ----- setup
     def _match_yaml(self, initial: GameState) -> dict[str, Any]:
@@ -227,6 +229,9 @@ class Match:
                 close = getattr(agent, "close", None)
                 if close is not None:
                     close()
+            self.later.close()
+            for seat in self.seats.values():
+                seat.close()
 
     def _run(self) -> MatchResult:
         p, game = self.p, self.game
@@ -241,8 +246,12 @@ class Match:
         self.states.append(state)
         self.folder.write_snapshot(0, game.snapshot_text(state, None))
         hidden = [p.out, *map(Path, p.spec.hidden)]
+        first = state.current_player()
         for pid, agent in enumerate(p.agents, start=1):
-            self.seats[pid].create()
+            seat = self.seats[pid]
+            seat.add_snapshots(lambda k, pid=pid: views.snapshot_view(self.facts, state, pid), 1)
+            if first is not None and pid != first and not state.is_terminal():
+                seat.reserve_snapshot(1)  # see _after
             if isinstance(agent, ProcessAgent):
                 agent.attach(self.seats[pid], p.sandbox, hidden)
         for warning in self._warnings():
@@ -261,8 +270,9 @@ class Match:
                 record["scores"] = views.scores_json(state)
                 record["hash"] = state_hash(game, state)
                 self.folder.append_log(record)
-                self.folder.write_snapshot(step, game.snapshot_text(state, None))
+                self._after(step, player, state, forfeit is None)
                 self.observer.step(p, record, state)
+            self.later.wait()
             outcome = forfeit_outcome(state, self.status, *forfeit) if forfeit else state.outcome()
         except OSError:
             raise
@@ -272,6 +282,25 @@ class Match:
         self.folder.write_result(self._result_yaml(result, state))
         self.observer.finish(p, result)
         return result
+
+    def _after(self, step: int, player: int, state: GameState, goes_on: bool) -> None:
+        """What step ``step`` leaves to write, done while the next player runs
+        (see :mod:`referee.core.later`): its snapshot in the match folder, and
+        in every seat but the next player's (whose step writes it); the
+        player's decision file removed.  The next player's own folder is
+        written by its step, in line."""
+        following = state.current_player() if goes_on and not state.is_terminal() else None
+        facts, states = self.facts, self.states
+        self.later.submit(None, lambda: self.folder.write_snapshot(step, self.game.snapshot_text(state, None)))
+        for pid, seat in self.seats.items():
+            if pid == following:
+                continue
+            view = (lambda k, pid=pid: views.snapshot_view(facts, states[k], pid))
+            self.later.submit(pid, lambda seat=seat, view=view: seat.add_snapshots(view, step + 1))
+            if pid == player:
+                self.later.submit(pid, seat.forget_decision)
+            if following is not None:  # the next step's snapshot, created empty (see SeatFolder)
+                self.later.submit(pid, lambda seat=seat: seat.reserve_snapshot(step + 1))
 
     def _internal_error(self, step: int, exc: Exception) -> "RefereeError":
         import traceback
@@ -313,6 +342,7 @@ class Match:
             record["repaired"] = repaired
         if isinstance(agent, ProcessAgent):
             agent.limits = step_limits
+        self.later.go()  # the last step's writes, while this player runs
         reply = agent.decide(seat.path, step, player, state)
         run = reply.run
         charge = clock.charge(run.wall_s)
@@ -437,6 +467,7 @@ class Match:
         hostile (see seatfiles): links replaced, never followed; old snapshots
         someone changed written again; any old decision removed."""
         facts, states = self.facts, self.states
+        self.later.wait(player)
         seat.write_views(
             {"Board.txt": views.board_view(facts, state, player),
              "state.json": views.state_view(facts, state, step, player, self.status, self.history,

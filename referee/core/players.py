@@ -90,8 +90,13 @@ class ProcessAgent:
             run = self.host.run([*self.argv, str(step), str(player)], env, self.limits, out, err)
         else:
             run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
-        seat = self.seat or SeatFolder(workdir.parents[1], player)
-        return reply_from(*seat.read_decision(DECISION_CAP), run)
+        if self.seat is not None:
+            return reply_from(*self.seat.read_decision(DECISION_CAP), run)
+        seat = SeatFolder(workdir.parents[1], player)
+        try:
+            return reply_from(*seat.read_decision(DECISION_CAP), run)
+        finally:
+            seat.close()
 
     def close(self) -> None:
         if self.host is not None:

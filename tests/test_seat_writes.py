@@ -1,0 +1,233 @@
+"""How the referee writes a seat's folder cheaply without giving up what it
+promises: every view written before the player runs and never through a link,
+snapshots that appear exactly when the protocol says (a snapshot created
+ahead of time for the next step is never seen early), the writes left to do
+after a step finished before anyone reads them, and a seat host that takes
+the step's limits on itself so that a player it starts by posix_spawn
+inherits them (a new host when they change)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from conftest import BOARDS, PYTHON_SDK, play_match, read_log
+from referee.core import seats
+from referee.core.later import Later
+from referee.core.runner import Limits
+from referee.core.sandbox import resolve
+from referee.core.seatfiles import SeatFolder, rewrite_at
+from referee.core.seats import SeatHost
+
+# Checks, at each of its steps, that step_logs holds exactly step_0 .. step_<step - 1>,
+# none of them empty, and that no decision is left from before; answers garbage if not.
+LISTER = f"""
+import os, sys
+sys.path.insert(0, {str(PYTHON_SDK)!r})
+from referee_sdk import read_board, run, save_decision
+
+def play_games(step):
+    names = sorted(os.listdir("step_logs"), key=lambda n: int(n[5:-4]))
+    want = [f"step_{{k}}.txt" for k in range(step)]
+    empty = [n for n in names if os.path.getsize(os.path.join("step_logs", n)) == 0]
+    if names != want or empty or os.path.exists("decision.txt"):
+        open("decision.txt", "w").write(f"saw {{names}} empty {{empty}}")
+        return
+    board = read_board()
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v:
+                save_decision(r, c)
+                return
+
+run(play_games)
+"""
+
+
+@pytest.mark.parametrize("mode", ["spawned", "persistent"])
+def test_a_player_sees_exactly_the_snapshots_before_its_step(tmp_path, make_player, mode):
+    if mode == "persistent" and not seats.available():
+        pytest.skip("persistent players need a seat host")
+    program = make_player("lister", LISTER)
+    command = f"persistent:{program}" if mode == "persistent" else program
+    out = tmp_path / "m"
+    play_match("cantris", out, command, command, seed=3, board=BOARDS / "cantris" / "8x4-1.txt")
+    log = read_log(out)
+    assert len(log) > 4
+    assert {r["verdict"] for r in log} == {"OK"}, [r.get("message") for r in log if r["verdict"] != "OK"]
+
+
+def test_every_seat_ends_with_every_snapshot_as_it_may_see_it(tmp_path):
+    """The snapshots of a step go to every seat (the next player's own step
+    writes its copy); at the end each seat holds the whole game, in its own
+    view, and no file is left empty."""
+    out = tmp_path / "m"
+    play_match("tsuro", out, "builtin:random", "builtin:random", "builtin:random", seed=5)
+    steps = len(read_log(out))
+    for seat in (1, 2, 3):
+        folder = out / "players" / f"p{seat}" / "step_logs"
+        names = sorted(os.listdir(folder), key=lambda n: int(n[5:-4]))
+        assert names == [f"step_{k}.txt" for k in range(steps + 1)]
+        assert all((folder / n).stat().st_size > 0 for n in names)
+    # a seat's snapshot hides the other hands: not the same text as the full one
+    full = (out / "step_logs" / "step_1.txt").read_text()
+    assert (out / "players" / "p1" / "step_logs" / "step_1.txt").read_text() != full
+
+
+def test_a_view_is_rewritten_in_place_but_never_through_a_hard_link(tmp_path):
+    folder = tmp_path / "seat"
+    folder.mkdir()
+    secret = folder / "secret.txt"
+    secret.write_text("keep me\n")
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        repairs: list[str] = []
+        rewrite_at(fd, "Board.txt", b"first\n", repairs, "Board.txt")
+        inode = (folder / "Board.txt").stat().st_ino
+        rewrite_at(fd, "Board.txt", b"2nd\n", repairs, "Board.txt")
+        assert (folder / "Board.txt").read_text() == "2nd\n"
+        assert (folder / "Board.txt").stat().st_ino == inode  # in place: no new file
+        (folder / "Board.txt").unlink()
+        os.link(secret, folder / "Board.txt")
+        rewrite_at(fd, "Board.txt", b"third\n", repairs, "Board.txt")
+        assert (folder / "Board.txt").read_text() == "third\n"
+        assert secret.read_text() == "keep me\n"  # the linked file is left alone
+        (folder / "Board.txt").unlink()
+        os.symlink(secret, folder / "Board.txt")
+        rewrite_at(fd, "Board.txt", b"fourth\n", repairs, "Board.txt")
+        assert not (folder / "Board.txt").is_symlink()
+        assert secret.read_text() == "keep me\n"
+        assert repairs == ["Board.txt was a hard link to another file", "Board.txt was a symbolic link"]
+    finally:
+        os.close(fd)
+
+
+def test_a_snapshot_created_ahead_is_filled_and_one_someone_replaced_is_repaired(tmp_path):
+    (tmp_path / "players").mkdir()
+    seat = SeatFolder(tmp_path, 1)
+    try:
+        seat.create()
+        logs = tmp_path / "players" / "p1" / "step_logs"
+        seat.add_snapshots(lambda k: f"board {k}\n", 1)
+        seat.reserve_snapshot(1)
+        assert (logs / "step_1.txt").read_text() == ""
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=lambda k: f"board {k}\n", upto=2)
+        assert (logs / "step_1.txt").read_text() == "board 1\n"
+        assert seat.take_repairs() == []
+        seat.reserve_snapshot(2)
+        (logs / "step_2.txt").unlink()
+        os.symlink(tmp_path / "elsewhere", logs / "step_2.txt")
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=lambda k: f"board {k}\n", upto=3)
+        assert (logs / "step_2.txt").read_text() == "board 2\n"
+        assert not (tmp_path / "elsewhere").exists()
+        assert seat.take_repairs() == ["step_logs/step_2.txt was a symbolic link"]
+    finally:
+        seat.close()
+
+
+def test_a_seat_folder_moved_away_is_found_again(tmp_path):
+    (tmp_path / "players").mkdir()
+    seat = SeatFolder(tmp_path, 1)
+    try:
+        seat.write_views({"Board.txt": "one\n"})
+        os.rename(tmp_path / "players" / "p1", tmp_path / "players" / "p1-gone")
+        os.symlink("p1-gone", tmp_path / "players" / "p1")
+        seat.write_views({"Board.txt": "two\n"})
+        assert (tmp_path / "players" / "p1-gone" / "Board.txt").read_text() == "one\n"
+        assert not (tmp_path / "players" / "p1").is_symlink()
+        assert (tmp_path / "players" / "p1" / "Board.txt").read_text() == "two\n"
+        assert seat.take_repairs() == ["players/p1/ was a symbolic link"]
+    finally:
+        seat.close()
+
+
+# ----- the writes left for later
+def test_later_runs_a_seats_jobs_before_its_folder_is_touched_and_raises_their_errors():
+    done: list[str] = []
+    later = Later(threaded=True)
+    try:
+        later.submit(1, lambda: done.append("seat 1"))
+        later.submit(None, lambda: done.append("match"))
+        assert done == []  # nothing starts before go()
+        later.wait(1)  # waiting for a seat starts what is queued
+        assert "seat 1" in done
+
+        def full() -> None:
+            raise OSError(28, "No space left on device")
+
+        later.submit(2, full)
+        later.go()
+        later.wait(1)  # another seat's error waits for that seat
+        with pytest.raises(OSError, match="No space"):
+            later.wait(2)
+        later.wait()
+    finally:
+        later.close()
+    inline: list[int] = []
+    later = Later(threaded=False)
+    later.submit(1, lambda: inline.append(1))
+    assert inline == [1]  # without a thread a job runs at once
+
+
+def test_a_full_disk_in_a_later_write_ends_the_match_with_one_line(tmp_path, monkeypatch):
+    """An error in a write done on the worker thread (the match's snapshot)
+    surfaces as the match folder's error, with the log kept."""
+    from referee.core import log as log_mod
+    from referee.core.match import MatchFolderError, MatchSpec, run_match
+
+    calls = {"n": 0}
+    real = log_mod.MatchFolder.write_snapshot
+
+    def failing(self, step, text):
+        calls["n"] += 1
+        if step == 3:
+            raise OSError(28, "No space left on device", str(self.root / "step_logs" / "step_3.txt"))
+        real(self, step, text)
+
+    monkeypatch.setattr(log_mod.MatchFolder, "write_snapshot", failing)
+    with pytest.raises(MatchFolderError, match="No space left on device"):
+        run_match(MatchSpec("cantris", ["builtin:random", "builtin:random"],
+                            board=BOARDS / "cantris" / "8x4-1.txt", seed=2, out=tmp_path / "m"))
+    assert len(read_log(tmp_path / "m")) >= 3
+
+
+# ----- the seat host's limits
+LIMITS_PLAYER = """
+import re
+text = open("/proc/self/limits").read()
+mem = re.search(r"Max address space\\s+(\\S+)\\s+(\\S+)", text).groups()
+files = re.search(r"Max open files\\s+(\\S+)\\s+(\\S+)", text).groups()
+open("decision.txt", "w").write(" ".join(mem + files))
+"""
+
+
+@pytest.mark.skipif(not seats.available(), reason="needs a seat host")
+@pytest.mark.parametrize("box", ["none", "bwrap"])
+def test_a_spawned_player_gets_the_steps_limits_and_new_ones_get_a_new_host(tmp_path, box):
+    sandbox = resolve(box if box == "none" else "auto")
+    if box == "bwrap" and not sandbox.on:
+        pytest.skip("bwrap cannot start here")
+    seat_dir = tmp_path / "players" / "p1"
+    (seat_dir / "step_logs").mkdir(parents=True)
+    program = tmp_path / "limits.py"
+    program.write_text(LIMITS_PLAYER)
+    argv = [sys.executable, "-S", str(program)]
+    host = SeatHost(seat_dir, sandbox)
+    try:
+        assert host.start(argv) is None
+        seen = []
+        # the third raises the limits (a new host); the fourth is below what a
+        # host can live under, so its player is forked and sets them itself
+        for memory, files in ((900, 200), (900, 200), (1200, 100), (64, 30)):
+            limits = Limits(soft_time=20, hard_time=30, memory_mb=memory, open_files=files)
+            run = host.run(argv, dict(os.environ), limits, seat_dir / "out.txt", seat_dir / "err.txt")
+            assert run.exit_code == 0, (run, (seat_dir / "err.txt").read_text())
+            seen.append((seat_dir / "decision.txt").read_text().split())
+            (seat_dir / "decision.txt").unlink()
+        mb = 1024 * 1024
+        assert seen == [[str(900 * mb)] * 2 + ["200"] * 2, [str(900 * mb)] * 2 + ["200"] * 2,
+                        [str(1200 * mb)] * 2 + ["100"] * 2, [str(64 * mb)] * 2 + ["30"] * 2]
+        assert host.starts == 3
+    finally:
+        host.close()
