@@ -1,15 +1,20 @@
 """The referee's cost per step against the bare cost of spawning the player.
 
-Baseline: the median wall time of spawning a trivial `python3 -S` Cantris
-player directly (subprocess.run, same files in its folder), over >= 50 runs.
-Measured: whole matches with that same player on both seats, run through the
-real match loop (files written, process limits, verdicts, log, snapshots),
-time from the first step to the result / steps, once per runner mode (the
+Baseline: spawning a trivial `python3 -S` Cantris player directly
+(subprocess.run, same files in its folder).  Measured: whole matches with that
+same player on both seats, run through the real match loop (files written,
+process limits, verdicts, log, snapshots), once per runner mode (the
 bubblewrap sandbox through seat hosts, seat hosts without a sandbox, and the
-referee spawning each step itself).  Starting the seat hosts, once per seat
-per match, is not a per-step cost and is left out.  The ratio is the figure; the difference estimates the
-referee's own work per step.  Both are measured in the same run, because the
-machine is shared and noisy."""
+referee spawning each step itself).  A step is timed from the end of the one
+before to its own end (the first from the match's start: seat hosts and
+sandboxes are up, a cost paid once per seat per match); the referee's own
+work in a step is that time less the player's run as the log records it
+(request to reply).
+
+The machine is shared and noisy, so the baseline and the modes are measured
+in interleaved rounds (a few bare spawns, then a match in each mode, again
+and again), and every figure is a median over steps: a burst of load then
+touches them all alike and moves no median much."""
 from __future__ import annotations
 
 import json
@@ -36,13 +41,10 @@ for r in range(len(board) - 1, -1, -1):
             f = open("decision.txt", "w"); f.write("%d %d\\n" % (r, c)); f.close()
             raise SystemExit(0)
 """
-RUNS = 60
-
-
-def bare_spawn(workdir: Path, argv: list[str]) -> list[float]:
+def bare_spawn(workdir: Path, argv: list[str], runs: int) -> list[float]:
     shutil.copyfile(BOARD, workdir / "Board.txt")
     times = []
-    for i in range(RUNS):
+    for i in range(runs):
         start = time.perf_counter()
         subprocess.run([*argv, str(i + 1), "1"], cwd=workdir, stdin=subprocess.DEVNULL, check=True)
         times.append(time.perf_counter() - start)
@@ -50,14 +52,29 @@ def bare_spawn(workdir: Path, argv: list[str]) -> list[float]:
 
 
 class Clock(Observer):
-    """Times the steps only: from the first step's start (seat hosts and
-    sandboxes already up) to the result, which a match pays once."""
+    """Times each step from the end of the one before (the first from the
+    match's start: seat hosts and sandboxes already up) to its own end."""
 
     def start(self, match, state) -> None:
-        self.started = time.perf_counter()
+        self.started = self.mark = time.perf_counter()
+        self.steps: list[float] = []
+
+    def step(self, match, record, state) -> None:
+        now = time.perf_counter()
+        self.steps.append(now - self.mark)
+        self.mark = now
 
     def finish(self, match, result) -> None:
         self.finished = time.perf_counter()
+
+
+def timed_match(spec: MatchSpec) -> tuple[list[float], list[float]]:
+    """(each step's time, each step's player run as logged), in seconds."""
+    clock = Clock()
+    result = run_match(spec, clock)
+    assert all(v["OK"] == sum(v.values()) for v in result.verdicts.values()), result.verdicts
+    runs = [json.loads(line)["wall_ms"] / 1000 for line in (result.out / "log.jsonl").read_text().splitlines()]
+    return clock.steps, runs
 
 
 MODES = {  # name: (sandbox, REFEREE_RUNNER)
@@ -65,51 +82,43 @@ MODES = {  # name: (sandbox, REFEREE_RUNNER)
     "no sandbox, seat host": ("none", "host"),
     "no sandbox, spawned by the referee": ("none", "direct"),
 }
-
-
-def referee_steps(root: Path, argv: list[str], sandbox: str) -> tuple[float, int, float]:
-    """(total wall time, steps, time inside the player runs as the log
-    records it: request to reply)."""
-    total_time, total_steps, seed, in_player = 0.0, 0, 0, 0.0
-    command = " ".join(argv)
-    clock = Clock()
-    while total_steps < RUNS:
-        seed += 1
-        result = run_match(MatchSpec("cantris", [command, command], board=BOARD, seed=seed,
-                                     out=root / f"{sandbox}-{os.environ['REFEREE_RUNNER']}-m{seed}",
-                                     sandbox=sandbox), clock)
-        total_time += clock.finished - clock.started
-        total_steps += result.steps
-        assert all(v["OK"] == sum(v.values()) for v in result.verdicts.values()), result.verdicts
-        in_player += sum(json.loads(line)["wall_ms"] / 1000
-                         for line in (result.out / "log.jsonl").read_text().splitlines())
-    return total_time, total_steps, in_player
+ROUNDS = int(os.environ.get("ROUNDS", 12))
+BARE_PER_ROUND = 10
 
 
 def main() -> None:
-    measured = {}
+    modes = dict(MODES)
+    if not resolve("auto").on:
+        print("(bwrap sandbox: skipped, bwrap cannot start here)")
+        del modes["bwrap sandbox, seat host"]
+    bare: list[float] = []
+    steps = {name: [] for name in modes}
+    runs = {name: [] for name in modes}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "player.py").write_text(PLAYER)
         (root / "bare").mkdir()
         argv = [sys.executable, "-S", str(root / "player.py")]
-        bare = bare_spawn(root / "bare", argv)
-        for name, (sandbox, runner) in MODES.items():
-            if sandbox == "bwrap" and not resolve("auto").on:
-                print(f"({name}: skipped, bwrap cannot start here)")
-                continue
-            os.environ["REFEREE_RUNNER"] = runner
-            measured[name] = referee_steps(root, argv, sandbox)
-        bare_again = bare_spawn(root / "bare", argv)  # the machine may have changed meanwhile
-    base = statistics.median(bare + bare_again) * 1000
-    rows = [("bare spawn of the player (median of %d)" % (2 * RUNS), f"{base:.2f} ms", "1.00")]
-    for name, (total, steps, in_player) in measured.items():
-        per_step = total / steps * 1000
-        own = (total - in_player) / steps * 1000
+        command = " ".join(argv)
+        for seed in range(1, ROUNDS + 1):
+            bare += bare_spawn(root / "bare", argv, BARE_PER_ROUND)
+            for name, (sandbox, runner) in modes.items():
+                os.environ["REFEREE_RUNNER"] = runner
+                took, ran = timed_match(MatchSpec("cantris", [command, command], board=BOARD, seed=seed,
+                                                  out=root / f"{sandbox}-{runner}-m{seed}", sandbox=sandbox))
+                steps[name] += took
+                runs[name] += ran
+    median = statistics.median
+    base = median(bare) * 1000
+    rows = [(f"bare spawn of the player (median of {len(bare)})", f"{base:.2f} ms", "1.00")]
+    for name in modes:
+        per_step = median(steps[name]) * 1000
+        run = median(runs[name]) * 1000
+        own = median(t - r for t, r in zip(steps[name], runs[name])) * 1000
         rows += [
-            (f"{name}: referee per step ({steps} steps)", f"{per_step:.2f} ms", f"{per_step / base:.2f}"),
-            ("  of which the player run (request to reply)", f"{in_player / steps * 1000:.2f} ms",
-             f"{in_player / steps * 1000 / base:.2f}"),
+            (f"{name}: referee per step (median of {len(steps[name])})", f"{per_step:.2f} ms",
+             f"{per_step / base:.2f}"),
+            ("  of which the player run (request to reply)", f"{run:.2f} ms", f"{run / base:.2f}"),
             ("  of which the referee's own work", f"{own:.2f} ms", f"{own / base:.2f}"),
         ]
     print_table(rows)

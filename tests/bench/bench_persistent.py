@@ -2,22 +2,25 @@
 bare spawn, and far below it for a kept-alive player).
 
 Rows, all from the same run:
-- a trivial SDK player kept alive: the referee's time per step (steps only),
-  and of that the referee's own work (its files, log, verdict) next to the
-  player's turn as the referee measured it;
+- a trivial SDK player kept alive: the referee's time per step, and of that
+  the referee's own work (its files, log, verdict: the step's time less the
+  player's turn as the referee measured it), medians over the steps of whole
+  matches;
 - whole Cantris 10x5 matches with the built-in greedy player (a Python SDK
   player that imports the rules) on both seats, persistent against spawned:
-  the ratio of the steps' total times."""
+  the ratio of the steps' total times.
+
+The machine is shared and noisy: the matches of each kind are interleaved
+(one of each, again and again), so that load falls on all alike."""
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_core import Clock, print_table  # run as a script from this folder
-from referee.core.match import MatchSpec, run_match
+from bench_core import print_table, timed_match  # run as a script from this folder
+from referee.core.match import MatchSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARD = ROOT / "boards" / "cantris" / "10x5-1.txt"
@@ -40,42 +43,36 @@ run(play_games)
 MATCHES = 6
 
 
-def steps_time(root: Path, players: list[str], tag: str) -> tuple[float, int, float, list[float]]:
-    """(steps' total wall time, steps, the players' turns as logged, the
-    turns after each seat's first, which starts the process)."""
-    total, steps, turns, later = 0.0, 0, 0.0, []
-    clock = Clock()
-    for seed in range(1, MATCHES + 1):
-        result = run_match(MatchSpec("cantris", players, board=BOARD, seed=seed,
-                                     out=root / f"{tag}-{seed}"), clock)
-        total += clock.finished - clock.started
-        steps += result.steps
-        seen = set()
-        for line in (result.out / "log.jsonl").read_text().splitlines():
-            record = json.loads(line)
-            turns += record["wall_ms"] / 1000
-            if record["player"] in seen:
-                later.append(record["wall_ms"])
-            seen.add(record["player"])
-    return total, steps, turns, later
+def timed(root: Path, players: list[str], tag: str, seed: int) -> tuple[list[float], list[float]]:
+    """(each step's time, each step's player turn as logged), in seconds."""
+    return timed_match(MatchSpec("cantris", players, board=BOARD, seed=seed, out=root / f"{tag}-{seed}"))
 
 
 def main() -> None:
+    trivial_steps: list[float] = []
+    trivial_turns: list[float] = []
+    kept: list[float] = []
+    spawned: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "trivial.py").write_text(TRIVIAL)
         trivial = f"persistent:{sys.executable} -S {root / 'trivial.py'}"
-        t_total, t_steps, t_turns, t_later = steps_time(root, [trivial, trivial], "trivial")
-        p_total, p_steps, _, _ = steps_time(root, ["persistent:builtin:greedy"] * 2, "kept")
-        s_total, s_steps, _, _ = steps_time(root, ["builtin:greedy"] * 2, "spawned")
+        for seed in range(1, MATCHES + 1):
+            took, turns = timed(root, [trivial, trivial], "trivial", seed)
+            trivial_steps += took[2:]  # each seat's first turn starts its process
+            trivial_turns += turns[2:]
+            kept += timed(root, ["persistent:builtin:greedy"] * 2, "kept", seed)[0]
+            spawned += timed(root, ["builtin:greedy"] * 2, "spawned", seed)[0]
+    median = statistics.median
+    own = [t - r for t, r in zip(trivial_steps, trivial_turns)]
     rows = [
-        ("persistent trivial SDK player: referee per step", f"{t_total / t_steps * 1000:.2f} ms", ""),
-        ("  of which the player's turn (request to 'done')", f"{t_turns / t_steps * 1000:.2f} ms", ""),
-        ("  of which the referee's own work", f"{(t_total - t_turns) / t_steps * 1000:.2f} ms", ""),
-        ("  a turn once started (median, first turns left out)",
-         f"{statistics.median(t_later):.2f} ms", ""),
-        (f"greedy, spawned: {s_steps} steps of whole 10x5 matches", f"{s_total:.2f} s", "1.00"),
-        (f"greedy, persistent: {p_steps} steps", f"{p_total:.2f} s", f"{p_total / s_total:.3f}"),
+        (f"persistent trivial SDK player: referee per step (median of {len(own)})",
+         f"{median(trivial_steps) * 1000:.2f} ms", ""),
+        ("  of which the player's turn (request to 'done')", f"{median(trivial_turns) * 1000:.2f} ms", ""),
+        ("  of which the referee's own work", f"{median(own) * 1000:.2f} ms", ""),
+        ("  the same, mean", f"{statistics.mean(own) * 1000:.2f} ms", ""),
+        (f"greedy, spawned: {len(spawned)} steps of whole 10x5 matches", f"{sum(spawned):.2f} s", "1.00"),
+        (f"greedy, persistent: {len(kept)} steps", f"{sum(kept):.2f} s", f"{sum(kept) / sum(spawned):.3f}"),
     ]
     print_table(rows)
 
