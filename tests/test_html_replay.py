@@ -315,3 +315,17 @@ def test_same_folder_gives_the_same_page_byte_for_byte(pages, tmp_path):
     again = tmp_path / "again.html"
     assert referee("replay", folder, "--html", again).returncode == 0
     assert again.read_bytes() == page.read_bytes()
+
+
+@needs_browser
+def test_a_step_shows_the_time_bank_left(tmp_path):
+    folder = tmp_path / "banked"
+    play_match("cantris", folder, "builtin:random", "builtin:random", seed=2,
+               board=BOARDS / "cantris" / "6x3-1.txt",
+               extra=("--set", "time_bank=30", "--set", "increment=1"))
+    records = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
+    page = tmp_path / "banked.html"
+    assert referee("replay", folder, "--html", page).returncode == 0
+    dom = dump_dom(page, "#step=2")
+    assert f"time bank left{round(records[1]['bank_ms'])} ms" in dom.text("details").replace("\n", "")
+    screenshot(page, tmp_path / "banked.png", "#step=2")

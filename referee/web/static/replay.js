@@ -46,7 +46,8 @@
         var v = R.html("td", null, null, tr);
         badge(rec.verdict, v);
         if (rec.fault) R.html("span", {"class": "fault-policy"}, rec.fault, v);
-        R.html("td", {"class": "num time", title: "wall / CPU milliseconds"},
+        R.html("td", {"class": "num time", title: "wall / CPU milliseconds" +
+                      (rec.bank_ms !== undefined ? "; time bank left " + ms(rec.bank_ms) + " ms" : "")},
                ms(rec.wall_ms) + " / " + ms(rec.cpu_ms), tr);
         if (FAULTS[rec.verdict]) tr.className = "fault-row";
         else if (rec.verdict === "LATE") tr.className = "late-row";
@@ -76,6 +77,9 @@
     if (rec.auto) fact("auto", "played by the referee");
     fact("fault policy", rec.fault);
     fact("wall / CPU", ms(rec.wall_ms) + " ms / " + ms(rec.cpu_ms) + " ms");
+    if (rec.bank_ms !== undefined) fact("time bank left", ms(rec.bank_ms) + " ms");
+    if (rec.grace_ms) fact("grace used", ms(rec.grace_ms) + " ms (charged: the bank is empty)");
+    if (rec.repaired && rec.repaired.length) fact("repaired before the step", rec.repaired.join("; "));
     if (rec.peak_kb) fact("peak memory", rec.peak_kb + " KiB");
     if (rec.exit !== undefined && rec.exit !== null) fact("exit status", rec.exit);
     if (rec.message) {
