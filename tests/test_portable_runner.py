@@ -251,3 +251,18 @@ for _test, _posix_only in PORTABLE_E2E:
     _name = f"test_portable_{_test.__module__.removeprefix('test_')}_{_test.__name__[5:]}"
     globals()[_name] = _portable_copy(_test, _posix_only)
 del _test, _posix_only, _name
+
+
+def test_the_match_names_only_the_limits_the_runner_in_use_cannot_enforce(monkeypatch):
+    """The portable runner samples CPU and memory, so a match run by it names
+    only what it lacks: nothing on macOS, the file limits on Windows; the
+    Linux runner lacks nothing."""
+    limits = Limits(memory_mb=256, file_size_mb=8, open_files=64)
+    monkeypatch.setattr(runner, "LINUX", False)  # a Mac: run_process hands over to portable
+    monkeypatch.setattr(portable, "POSIX", True)
+    assert runner.unsupported_limits(limits) == []
+    monkeypatch.setattr(portable, "POSIX", False)  # Windows
+    assert runner.unsupported_limits(limits) == ["file_size_mb", "open_files"]
+    monkeypatch.setattr(runner, "LINUX", True)
+    monkeypatch.delenv("REFEREE_RUNNER", raising=False)
+    assert runner.unsupported_limits(limits) == []

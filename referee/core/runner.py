@@ -71,15 +71,18 @@ class Limits:
 
 
 def unsupported_limits(limits: Limits) -> list[str]:
-    """The configured limits this platform cannot enforce."""
-    if LINUX:
-        return []
-    wanted = {"cpu_time": limits.effective_cpu, "memory_mb": limits.memory_mb,
-              "file_size_mb": limits.file_size_mb, "open_files": limits.open_files}
-    if POSIX and resource is not None:
-        # macOS applies these rlimits, but not RLIMIT_AS reliably.
-        return ["memory_mb"] if limits.memory_mb else []
-    return [name for name, value in wanted.items() if value]
+    """The configured limits this platform cannot enforce (where the
+    portable runner runs the players, what it cannot: it samples CPU and
+    memory, so only Windows lacks the file limits)."""
+    if _portable():
+        from .portable import unsupported_limits as portable_unsupported
+        return portable_unsupported(limits)
+    return []
+
+
+def _portable() -> bool:
+    """Whether run_process hands over to the psutil runner (portable.py)."""
+    return os.environ.get("REFEREE_RUNNER") == "portable" or not LINUX
 
 
 @dataclass
@@ -283,7 +286,7 @@ def _try_wait(pid: int) -> tuple[bool, int, object | None]:
 def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: Limits,
                 stdout_path: Path, stderr_path: Path) -> RunResult:
     """Run ``argv`` once in ``cwd`` with ``limits``; see the module docstring."""
-    if os.environ.get("REFEREE_RUNNER") == "portable" or not LINUX:  # psutil runner: portable.py
+    if _portable():  # the psutil runner
         from .portable import run_process as run_portable
         return run_portable(argv, cwd, env, limits, stdout_path, stderr_path)
     result = RunResult()
