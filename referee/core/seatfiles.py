@@ -125,7 +125,8 @@ def rewrite_at(parent: int, name: str, data: bytes, repairs: list[str],
                 view, at = memoryview(data), 0
                 while at < len(data):
                     at += os.pwrite(fd, view[at:], at)
-                os.ftruncate(fd, len(data))
+                if len(data) < info.st_size:
+                    os.ftruncate(fd, len(data))
                 info = os.fstat(fd)
                 return info.st_ino, info.st_size, info.st_mtime_ns
             kind = "hard link to another file" if stat.S_ISREG(info.st_mode) else kind_of(info.st_mode)

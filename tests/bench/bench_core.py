@@ -53,27 +53,37 @@ def bare_spawn(workdir: Path, argv: list[str], runs: int) -> list[float]:
 
 class Clock(Observer):
     """Times each step from the end of the one before (the first from the
-    match's start: seat hosts and sandboxes already up) to its own end."""
+    match's start: seat hosts and sandboxes already up) to its own end, in
+    wall time and in the referee's CPU time (its main thread, the step's
+    critical path; and all its threads), which load on the machine hardly
+    moves."""
 
     def start(self, match, state) -> None:
         self.started = self.mark = time.perf_counter()
+        self.cpu_mark = (time.thread_time(), time.process_time())
         self.steps: list[float] = []
+        self.cpu: list[tuple[float, float]] = []
 
     def step(self, match, record, state) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), (time.thread_time(), time.process_time())
         self.steps.append(now - self.mark)
-        self.mark = now
+        self.cpu.append((cpu[0] - self.cpu_mark[0], cpu[1] - self.cpu_mark[1]))
+        self.mark, self.cpu_mark = now, cpu
 
     def finish(self, match, result) -> None:
         self.finished = time.perf_counter()
 
 
-def timed_match(spec: MatchSpec) -> tuple[list[float], list[float]]:
-    """(each step's time, each step's player run as logged), in seconds."""
+def timed_match(spec: MatchSpec, cpu: list[tuple[float, float]] | None = None
+                ) -> tuple[list[float], list[float]]:
+    """(each step's time, each step's player run as logged), in seconds;
+    each step's referee CPU (main thread, all threads) is added to ``cpu``."""
     clock = Clock()
     result = run_match(spec, clock)
     assert all(v["OK"] == sum(v.values()) for v in result.verdicts.values()), result.verdicts
     runs = [json.loads(line)["wall_ms"] / 1000 for line in (result.out / "log.jsonl").read_text().splitlines()]
+    if cpu is not None:
+        cpu += clock.cpu
     return clock.steps, runs
 
 
@@ -94,6 +104,7 @@ def main() -> None:
     bare: list[float] = []
     steps = {name: [] for name in modes}
     runs = {name: [] for name in modes}
+    cpu = {name: [] for name in modes}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "player.py").write_text(PLAYER)
@@ -105,7 +116,8 @@ def main() -> None:
             for name, (sandbox, runner) in modes.items():
                 os.environ["REFEREE_RUNNER"] = runner
                 took, ran = timed_match(MatchSpec("cantris", [command, command], board=BOARD, seed=seed,
-                                                  out=root / f"{sandbox}-{runner}-m{seed}", sandbox=sandbox))
+                                                  out=root / f"{sandbox}-{runner}-m{seed}", sandbox=sandbox),
+                                        cpu[name])
                 steps[name] += took
                 runs[name] += ran
     median = statistics.median
@@ -120,6 +132,8 @@ def main() -> None:
              f"{per_step / base:.2f}"),
             ("  of which the player run (request to reply)", f"{run:.2f} ms", f"{run / base:.2f}"),
             ("  of which the referee's own work", f"{own:.2f} ms", f"{own / base:.2f}"),
+            ("  the referee's CPU per step: main thread / all threads",
+             f"{median(c[0] for c in cpu[name]) * 1000:.2f} / {median(c[1] for c in cpu[name]) * 1000:.2f}", ""),
         ]
     print_table(rows)
 

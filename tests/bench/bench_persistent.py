@@ -45,14 +45,17 @@ run(play_games)
 MATCHES = 6
 
 
-def timed(root: Path, players: list[str], tag: str, seed: int) -> tuple[list[float], list[float]]:
+def timed(root: Path, players: list[str], tag: str, seed: int,
+          cpu: list | None = None) -> tuple[list[float], list[float]]:
     """(each step's time, each step's player turn as logged), in seconds."""
-    return timed_match(MatchSpec("cantris", players, board=BOARD, seed=seed, out=root / f"{tag}-{seed}"))
+    return timed_match(MatchSpec("cantris", players, board=BOARD, seed=seed, out=root / f"{tag}-{seed}"),
+                       cpu)
 
 
 def main() -> None:
     trivial_steps: list[float] = []
     trivial_turns: list[float] = []
+    trivial_cpu: list[tuple[float, float]] = []
     kept: list[float] = []
     spawned: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,9 +63,11 @@ def main() -> None:
         (root / "trivial.py").write_text(TRIVIAL)
         trivial = f"persistent:{sys.executable} -S {root / 'trivial.py'}"
         for seed in range(1, MATCHES + 1):
-            took, turns = timed(root, [trivial, trivial], "trivial", seed)
+            cpu: list[tuple[float, float]] = []
+            took, turns = timed(root, [trivial, trivial], "trivial", seed, cpu)
             trivial_steps += took[2:]  # each seat's first turn starts its process
             trivial_turns += turns[2:]
+            trivial_cpu += cpu[2:]
             kept += timed(root, ["persistent:builtin:greedy"] * 2, "kept", seed)[0]
             spawned += timed(root, ["builtin:greedy"] * 2, "spawned", seed)[0]
     median = statistics.median
@@ -73,6 +78,8 @@ def main() -> None:
         ("  of which the player's turn (request to 'done')", f"{median(trivial_turns) * 1000:.2f} ms", ""),
         ("  of which the referee's own work", f"{median(own) * 1000:.2f} ms", ""),
         ("  the same, mean", f"{statistics.mean(own) * 1000:.2f} ms", ""),
+        ("  the referee's CPU per step: main thread / all threads",
+         f"{median(c[0] for c in trivial_cpu) * 1000:.2f} / {median(c[1] for c in trivial_cpu) * 1000:.2f}", ""),
         (f"greedy, spawned: {len(spawned)} steps of whole 10x5 matches", f"{sum(spawned):.2f} s", "1.00"),
         (f"greedy, persistent: {len(kept)} steps", f"{sum(kept):.2f} s", f"{sum(kept) / sum(spawned):.3f}"),
         # A kept-alive player still starts once per seat per match, which costs
