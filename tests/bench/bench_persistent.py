@@ -42,7 +42,7 @@ def play_games(step):
 
 run(play_games)
 """
-MATCHES = 6
+MATCHES = 10
 
 
 def timed(root: Path, players: list[str], tag: str, seed: int,
