@@ -77,19 +77,7 @@ def write_at(parent: int, name: str, data: bytes, repairs: list[str], label: str
     """Atomically replace ``name`` with ``data``; returns (inode, size, mtime_ns)."""
     tmp = f".{name}.referee-tmp"
     _remove(parent, tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                 dir_fd=parent)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        info = os.fstat(fd)
-    except BaseException:  # disk full: leave no temporary file behind
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=parent)
-        raise
-    os.close(fd)
+    info = _new_file(parent, tmp, data)
     try:
         os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except OSError:  # a directory sits where the file belongs
@@ -98,6 +86,25 @@ def write_at(parent: int, name: str, data: bytes, repairs: list[str], label: str
         _remove(parent, name)
         os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
     return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _new_file(parent: int, name: str, data: bytes) -> os.stat_result:
+    """Create ``name`` (FileExistsError if anything is there) holding
+    ``data``; on an error (disk full) no half-written file is left behind."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                 dir_fd=parent)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        info = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=parent)
+        raise
+    os.close(fd)
+    return info
 
 
 def rewrite_at(parent: int, name: str, data: bytes, repairs: list[str],
@@ -141,21 +148,9 @@ def create_at(parent: int, name: str, data: bytes, repairs: list[str],
     """Create the new file ``name`` with ``data`` (what sits there already is
     replaced as :func:`write_at` does); returns (inode, size, mtime_ns)."""
     try:
-        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                     dir_fd=parent)
+        info = _new_file(parent, name, data)
     except FileExistsError:
         return write_at(parent, name, data, repairs, label)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        info = os.fstat(fd)
-    except BaseException:  # disk full: no half snapshot left behind
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(name, dir_fd=parent)
-        raise
-    os.close(fd)
     return info.st_ino, info.st_size, info.st_mtime_ns
 
 
