@@ -146,16 +146,9 @@ BORDER_POINTS = sum(1 << (r * GRID + c) for r in range(GRID) for c in range(GRID
                     if r in (0, SIZE) or c in (0, SIZE))
 """Why grid points matter: the walls and the border form a planar drawing,
 and a new wall can only close off a region of squares if it closes a loop in
-that drawing, which needs it to touch the drawing at two or more of its three
-points.  A wall touching it at most once is never a path check."""
+that drawing (see drawing.py, which keeps the drawing's connected pieces)."""
 
 
-def _touching(w: WallGeometry) -> int:
-    """Walls sharing at least one grid point with ``w`` (itself excluded)."""
-    return sum(1 << v.id for v in WALLS if v.id != w.id and WALL_POINTS[v.id] & WALL_POINTS[w.id])
-
-
-TOUCHING = [_touching(w) for w in WALLS]
 ON_BORDER = sum(1 << w.id for w in WALLS if WALL_POINTS[w.id] & BORDER_POINTS)
 """Walls with an end on the border (a wall is too short to touch it twice)."""
 
@@ -180,3 +173,4 @@ def bits_of(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+

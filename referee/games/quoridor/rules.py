@@ -12,10 +12,10 @@ from typing import Any, Iterable, Union
 
 from referee.core.game import Event, GameState, Outcome
 
+from .drawing import EMPTY, Drawing, add_wall, loop_closing
 from .geometry import (
-    ALL_WALLS, BORDER_POINTS, COL, CONFLICTS, DELTA, DIRECTIONS, ON_BORDER, STEP_CUTTERS,
-    OPEN_EMPTY, PERPENDICULAR, ROW, SIZE, TOUCHING, WALL_POINTS, WALLS, _byte_tables, bits_of,
-    coords, on_board, square, wall_id,
+    ALL_WALLS, COL, CONFLICTS, DELTA, DIRECTIONS, OPEN_EMPTY, PERPENDICULAR, ROW, SIZE,
+    STEP_CUTTERS, WALLS, _byte_tables, bits_of, coords, on_board, square, wall_id,
 )
 
 START = {1: (8, 4), 2: (0, 4), 3: (4, 0), 4: (4, 8)}
@@ -127,34 +127,6 @@ def reaches(start: int, goal: int, opens: tuple[int, int, int, int]) -> bool:
     return True
 
 
-def touch_points(walls: int) -> int:
-    """Grid points on the border or on a placed wall (see geometry.WALL_POINTS)."""
-    points = BORDER_POINTS
-    for slot in bits_of(walls):
-        points |= WALL_POINTS[slot]
-    return points
-
-
-def enclosing_candidates(walls: int) -> int:
-    """Bitset of the slots touching the border and the placed ``walls`` at two
-    or more points, counted per touched wall (so an over-estimate, never an
-    under-estimate, of :func:`may_enclose`): cheap bit operations per placed
-    wall instead of a check per slot."""
-    once, twice = ON_BORDER, 0
-    for slot in bits_of(walls):
-        touched = TOUCHING[slot]
-        twice |= once & touched
-        once |= touched
-    return twice
-
-
-def may_enclose(slot: int, points: int) -> bool:
-    """Whether wall ``slot`` touches the walls and border (``points``) at two or
-    more points: only such a wall can cut a pawn off from its goal."""
-    touching = WALL_POINTS[slot] & points
-    return touching & (touching - 1) != 0
-
-
 def shortest_path(start: int, goal: int, opens: tuple[int, int, int, int]) -> list[int] | None:
     """One shortest path of squares from ``start`` into ``goal`` (both ends
     included), pawns ignored; None if the goal cannot be reached.
@@ -226,7 +198,10 @@ def seats(players: int) -> tuple[int, ...]:
 class QuoridorState(GameState):
     """One position.  ``pawns[i]`` is player i+1's square index, None once
     ejected; ``walls`` is the bitset of placed wall slots, ``opens`` the
-    open-step masks it leaves and ``blocked`` the slots it rules out."""
+    open-step masks it leaves, ``blocked`` the slots it rules out and
+    ``drawing`` its connected pieces (:mod:`drawing`): all four are kept up
+    to date by :meth:`apply` a wall at a time, as recomputing them from
+    ``walls`` would cost more than the legal moves themselves."""
 
     players: int
     pawns: tuple[int | None, ...]
@@ -235,6 +210,8 @@ class QuoridorState(GameState):
     walls: int = 0
     opens: tuple[int, int, int, int] = OPEN_EMPTY
     blocked: int = 0
+    drawing: Drawing = field(default=EMPTY, repr=False)
+    """The placed walls as pieces of a drawing: which walls would close a loop."""
     ply: int = 0
     ply_cap: int = DEFAULT_PLY_CAP
     winner: int | None = None
@@ -263,18 +240,20 @@ class QuoridorState(GameState):
         """A position from its parts (board files, tests).  Players missing
         from ``pawns`` count as ejected.  Validity is the caller's business
         (see :func:`arrangement_problem`)."""
-        bits, blocked, opens = 0, 0, OPEN_EMPTY
+        bits, blocked, opens, drawing = 0, 0, OPEN_EMPTY, EMPTY
         for wall in walls:
             slot = wall.slot
             bits |= 1 << slot
             blocked |= CONFLICTS[slot]
             opens = with_wall(opens, slot)
+            drawing = add_wall(drawing, slot)
         ids = seats(players)
         return QuoridorState(
             players=players,
             pawns=tuple(square(*pawns[p]) if p in pawns else None for p in ids),
             walls_left=tuple(walls_left.get(p, 0) for p in ids),
-            turn=turn, walls=bits, opens=opens, blocked=blocked, ply=ply, ply_cap=ply_cap,
+            turn=turn, walls=bits, opens=opens, blocked=blocked, drawing=drawing, ply=ply,
+            ply_cap=ply_cap,
         )
 
     # ---- simple queries
@@ -295,7 +274,8 @@ class QuoridorState(GameState):
         return [WALL_DECISIONS[slot] for slot in bits_of(self.walls)]
 
     def path(self, player: int) -> list[int] | None:
-        """A shortest path (square indices) for ``player`` to its goal, pawns ignored."""
+        """A shortest path (square indices) for ``player`` to its goal, pawns
+        ignored."""
         key = ("path", player)
         if key not in self._cache:
             self._cache[key] = shortest_path(self.pawns[player - 1], GOAL[player], self.opens)
@@ -344,15 +324,22 @@ class QuoridorState(GameState):
             self._cache["cutters"] = [(p, cutters(self.path(p))) for p in self.active()]
         return self._cache["cutters"]
 
-    def _touch_points(self) -> int:
-        if "points" not in self._cache:
-            self._cache["points"] = touch_points(self.walls)
-        return self._cache["points"]
+    def _loops(self) -> int:
+        """The wall slots that would close a loop in the drawing (see :mod:`drawing`)."""
+        if "loops" not in self._cache:
+            self._cache["loops"] = loop_closing(self.drawing)
+        return self._cache["loops"]
 
     def _wall_blocks_someone(self, slot: int) -> int | None:
         """The first active player ``slot`` would cut off from its goal, if any."""
-        if not may_enclose(slot, self._touch_points()):
+        if not self._loops() >> slot & 1:
             return None
+        return self._victim(slot)
+
+    def _victim(self, slot: int) -> int | None:
+        """The first active player cut off by a loop-closing wall ``slot``: only
+        a player whose current shortest path the wall cuts can be, so only
+        those are flood-filled."""
         opens = None
         for p, cut in self._cutter_masks():
             if cut >> slot & 1:
@@ -368,15 +355,16 @@ class QuoridorState(GameState):
         legal = 0
         if self.turn is not None and self.walls_left[self.turn - 1] > 0:
             legal = ALL_WALLS & ~self.blocked
-            # only a wall that may close a loop and crosses someone's shortest
-            # path can cut that player off: two bitset filters, then a path check
-            candidates = legal & enclosing_candidates(self.walls)
+            # only a wall closing a loop can cut a region off, and only one
+            # crossing someone's shortest path can cut that player off: two
+            # bitset filters, then a flood fill for the few walls left
+            candidates = legal & self._loops()
             if candidates:
                 risky = 0
                 for _, cut in self._cutter_masks():
                     risky |= cut
                 for slot in bits_of(candidates & risky):
-                    if self._wall_blocks_someone(slot) is not None:
+                    if self._victim(slot) is not None:
                         legal &= ~(1 << slot)
         self._cache["walls"] = legal
         return legal
@@ -456,7 +444,7 @@ class QuoridorState(GameState):
         if player != self.turn:
             raise ValueError(f"player {player} moved but it is player {self.turn}'s turn")
         pawns, walls_left = self.pawns, self.walls_left
-        walls, opens, blocked = self.walls, self.opens, self.blocked
+        walls, opens, blocked, drawing = self.walls, self.opens, self.blocked, self.drawing
         winner, reason = None, ""
         if isinstance(decision, Move):
             src, dst = square(decision.r1, decision.c1), square(decision.r2, decision.c2)
@@ -472,6 +460,7 @@ class QuoridorState(GameState):
             walls |= 1 << slot
             blocked |= CONFLICTS[slot]
             opens = with_wall(opens, slot)
+            drawing = add_wall(drawing, slot)
             walls_left = walls_left[:player - 1] + (walls_left[player - 1] - 1,) + walls_left[player:]
             events = [{"type": "wall", "player": player, "wall": [decision.r1, decision.c1, decision.r2, decision.c2],
                        "walls_left": walls_left[player - 1]}]
@@ -484,7 +473,7 @@ class QuoridorState(GameState):
             events.append({"type": "draw", "reason": reason})
         state = QuoridorState(
             players=self.players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
-            opens=opens, blocked=blocked, ply=ply, ply_cap=self.ply_cap, winner=winner,
+            opens=opens, blocked=blocked, drawing=drawing, ply=ply, ply_cap=self.ply_cap, winner=winner,
             reason=reason, moves=self.moves + ((player, str(decision)),),
         )
         return state, events
@@ -507,7 +496,7 @@ class QuoridorState(GameState):
             turn = self._next_turn(player, pawns)
         state = QuoridorState(
             players=self.players, pawns=pawns, walls_left=self.walls_left, turn=turn,
-            walls=self.walls, opens=self.opens, blocked=self.blocked, ply=self.ply,
+            walls=self.walls, opens=self.opens, blocked=self.blocked, drawing=self.drawing, ply=self.ply,
             ply_cap=self.ply_cap, winner=winner, reason=reason,
             moves=self.moves + ((player, "EJECT"),),
         )
