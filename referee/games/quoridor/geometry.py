@@ -174,3 +174,26 @@ def bits_of(mask: int):
         yield low.bit_length() - 1
         mask ^= low
 
+
+def _neighbours(sq: int) -> dict[int, int]:
+    """The on-board squares one step from ``sq``, by direction."""
+    r, c = coords(sq)
+    return {d: sq + DELTA[d] for d in DIRECTIONS if on_board(r + STEP[d][0], c + STEP[d][1])}
+
+
+def _steps() -> list[list[tuple[int, ...]]]:
+    """``STEPS[sq][m]``: the squares one step from ``sq`` in the directions
+    whose bits are set in ``m`` (bit d = direction d), in increasing order
+    (up, left, right, down), as the legal moves list them."""
+    table = []
+    for sq in range(SQUARES):
+        near = _neighbours(sq)
+        table.append([tuple(sorted(t for d, t in near.items() if m >> d & 1)) for m in range(16)])
+    return table
+
+
+STEPS = _steps()
+"""Pawn moves when no other pawn is adjacent: a table lookup instead of the
+jump rules, which is nearly every position of a game."""
+NEAR = [sum(1 << t for t in _neighbours(sq).values()) for sq in range(SQUARES)]
+"""The orthogonal neighbours of each square, as a bitset."""

@@ -14,8 +14,9 @@ from referee.core.game import Event, GameState, Outcome
 
 from .drawing import EMPTY, Drawing, add_wall, loop_closing
 from .geometry import (
-    ALL_WALLS, COL, CONFLICTS, DELTA, DIRECTIONS, OPEN_EMPTY, PERPENDICULAR, ROW, SIZE,
-    STEP_CUTTERS, WALLS, _byte_tables, bits_of, coords, on_board, square, wall_id,
+    ALL_WALLS, COL, CONFLICTS, DELTA, DIRECTIONS, DOWN, LEFT, NEAR, OPEN_EMPTY,
+    PERPENDICULAR, RIGHT, ROW, SIZE, STEP_CUTTERS, STEPS, UP, WALLS, _byte_tables,
+    bits_of, coords, on_board, square, wall_id,
 )
 
 START = {1: (8, 4), 2: (0, 4), 3: (4, 0), 4: (4, 8)}
@@ -300,6 +301,9 @@ class QuoridorState(GameState):
             return []
         occupied = self._occupied(player)
         opens = self.opens
+        if not occupied & NEAR[here]:  # no pawn to jump: the open steps
+            return list(STEPS[here][(opens[0] >> here & 1) | (opens[1] >> here & 1) << 1
+                                    | (opens[2] >> here & 1) << 2 | (opens[3] >> here & 1) << 3])
         targets = []
         for d in DIRECTIONS:
             if not opens[d] >> here & 1:
