@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from referee.games.quoridor import GAME
 from referee.games.quoridor.codec import board_text, parse_board, parse_decision
 from referee.games.quoridor.geometry import CONFLICTS, WALLS, bits_of
-from referee.games.quoridor.rules import GOAL, PASS, Move, QuoridorState, Wall, reaches, with_wall
+from referee.games.quoridor.rules import GOAL, PASS, Move, QuoridorState, Wall, reaches, shortest_path, with_wall
 
 
 def brute_force_walls(state: QuoridorState) -> set[Wall]:
@@ -92,6 +92,8 @@ def test_paths_are_shortest_and_made_of_open_steps(seed):
     for player in state.active():
         path = state.path(player)
         assert path[0] == state.pawns[player - 1] and GOAL[player] >> path[-1] & 1
+        # the straight-line shortcut returns what the search would
+        assert path == shortest_path(state.pawns[player - 1], GOAL[player], state.opens)
         for a, b in zip(path, path[1:]):
             direction = {-9: 0, 9: 1, -1: 2, 1: 3}[b - a]
             assert state.opens[direction] >> a & 1
