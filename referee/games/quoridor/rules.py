@@ -84,11 +84,13 @@ _WALL_BYTES = _byte_tables(WALL_DECISIONS)
 def wall_decisions(mask: int) -> list[Wall]:
     """The Wall decisions of a bitset of slots, lowest slot first (a byte at a time)."""
     found: list[Wall] = []
-    for table in _WALL_BYTES:
-        if mask & 255:
-            found += table[mask & 255]
-        mask >>= 8
+    if mask:
+        for table, byte in zip(_WALL_BYTES, mask.to_bytes(len(_WALL_BYTES), "little")):
+            if byte:
+                found += table[byte]
     return found
+
+
 _MOVES: dict[int, Move] = {}
 _DELTAS = tuple(DELTA[d] for d in DIRECTIONS)
 _SIDES = tuple(PERPENDICULAR[d] for d in DIRECTIONS)
@@ -101,6 +103,17 @@ def move_decision(src: int, dst: int) -> Move:
     if found is None:
         found = _MOVES[key] = Move(*coords(src), *coords(dst))
     return found
+
+
+STEP_MOVES = [[tuple(move_decision(sq, t) for t in targets) for targets in row]
+              for sq, row in enumerate(STEPS)]
+""":data:`geometry.STEPS` as Move decisions, ready to list."""
+
+
+def open_directions(opens: tuple[int, int, int, int], sq: int) -> int:
+    """Bit d set when the step from ``sq`` in direction d is open (STEPS' index)."""
+    return ((opens[0] >> sq & 1) | (opens[1] >> sq & 1) << 1
+            | (opens[2] >> sq & 1) << 2 | (opens[3] >> sq & 1) << 3)
 
 
 # --------------------------------------------------------------- flood fills
@@ -332,8 +345,7 @@ class QuoridorState(GameState):
         occupied = self._occupied(player)
         opens = self.opens
         if not occupied & NEAR[here]:  # no pawn to jump: the open steps
-            return list(STEPS[here][(opens[0] >> here & 1) | (opens[1] >> here & 1) << 1
-                                    | (opens[2] >> here & 1) << 2 | (opens[3] >> here & 1) << 3])
+            return list(STEPS[here][open_directions(opens, here)])
         targets = []
         for d in DIRECTIONS:
             if not opens[d] >> here & 1:
@@ -411,7 +423,10 @@ class QuoridorState(GameState):
         decisions: list[Decision] = []
         if self.turn is not None:
             here = self.pawns[self.turn - 1]
-            decisions = [move_decision(here, t) for t in self.pawn_targets(self.turn)]
+            if self._occupied(self.turn) & NEAR[here]:
+                decisions = [move_decision(here, t) for t in self.pawn_targets(self.turn)]
+            else:  # pawn_targets' common case, without a Move lookup per target
+                decisions = list(STEP_MOVES[here][open_directions(self.opens, here)])
             decisions += wall_decisions(self.legal_walls())
             if not decisions:
                 decisions = [PASS]
