@@ -229,7 +229,7 @@ def seats(players: int) -> tuple[int, ...]:
 
 
 # ------------------------------------------------------------------ position
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class QuoridorState(GameState):
     """One position.  ``pawns[i]`` is player i+1's square index, None once
     ejected; ``walls`` is the bitset of placed wall slots, ``opens`` the
@@ -255,6 +255,20 @@ class QuoridorState(GameState):
     """Every applied decision as ``(player, text)``; ejections as
     ``(player, "EJECT")``.  History only: not part of the hashed state."""
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __init__(self, players: int, pawns: tuple[int | None, ...], walls_left: tuple[int, ...],
+                 turn: int | None, walls: int = 0, opens: tuple[int, int, int, int] = OPEN_EMPTY,
+                 blocked: int = 0, drawing: Drawing = EMPTY, ply: int = 0,
+                 ply_cap: int = DEFAULT_PLY_CAP, winner: int | None = None, reason: str = "",
+                 moves: tuple[tuple[int, str], ...] = ()) -> None:
+        """The fields as declared above.  Written out because a frozen
+        dataclass's own ``__init__`` sets each field through
+        ``object.__setattr__``, which made building a state (every apply,
+        every search node) cost as much as listing its pawn moves."""
+        self.__dict__.update(
+            players=players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
+            opens=opens, blocked=blocked, drawing=drawing, ply=ply, ply_cap=ply_cap,
+            winner=winner, reason=reason, moves=moves, _cache={})
 
     # ---- construction
     @staticmethod
