@@ -14,13 +14,12 @@ from referee.core.game import Event, GameState, Outcome
 
 from .drawing import EMPTY, Drawing, add_wall, loop_closing
 from .geometry import (
-    ALL_WALLS, COL, CONFLICTS, DELTA, DIRECTIONS, DOWN, LEFT, NEAR, OPEN_EMPTY,
-    PERPENDICULAR, RIGHT, ROW, SIZE, STEP_CUTTERS, STEPS, UP, WALLS, _byte_tables,
-    bits_of, coords, on_board, square, wall_id,
+    ALL_WALLS, CONFLICTS, DELTA, DIRECTIONS, NEAR, OPEN_EMPTY, PERPENDICULAR, SIZE, STEPS,
+    WALLS, _byte_tables, bits_of, coords, on_board, square, wall_id,
 )
+from .paths import GOAL, cutters, expand, reaches, route, shortest_path  # noqa: F401 (re-exported)
 
 START = {1: (8, 4), 2: (0, 4), 3: (4, 0), 4: (4, 8)}
-GOAL = {1: ROW[0], 2: ROW[SIZE - 1], 3: COL[SIZE - 1], 4: COL[0]}
 GOAL_NAME = {1: "row 0", 2: "row 8", 3: "column 8", 4: "column 0"}
 COLOR = {1: "red", 2: "blue", 3: "green", 4: "yellow"}
 WALLS_PER_PLAYER = {1: 20, 2: 10, 4: 5}
@@ -117,66 +116,6 @@ def open_directions(opens: tuple[int, int, int, int], sq: int) -> int:
 
 
 # --------------------------------------------------------------- flood fills
-def expand(frontier: int, opens: tuple[int, int, int, int]) -> int:
-    """The squares one open step away from ``frontier`` (frontier included)."""
-    up, down, left, right = opens
-    return (frontier | ((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
-            | ((frontier & left) >> 1) | ((frontier & right) << 1))
-
-
-def reaches(start: int, goal: int, opens: tuple[int, int, int, int]) -> bool:
-    """Whether square ``start`` can reach the ``goal`` mask (pawns ignored).
-
-    The flood fill grows only from the squares found last (the frontier):
-    ``expand`` inlined, as this is the inner loop of wall legality."""
-    up, down, left, right = opens
-    seen = frontier = 1 << start
-    while not seen & goal:
-        grown = (((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
-                 | ((frontier & left) >> 1) | ((frontier & right) << 1))
-        frontier = grown & ~seen
-        if not frontier:
-            return False
-        seen |= frontier
-    return True
-
-
-def shortest_path(start: int, goal: int, opens: tuple[int, int, int, int]) -> list[int] | None:
-    """One shortest path of squares from ``start`` into ``goal`` (both ends
-    included), pawns ignored; None if the goal cannot be reached.
-
-    Deterministic: among equally short paths it ends on the lowest goal
-    square and steps back through the first open direction (up, down, left,
-    right), so players and tests built on it are reproducible."""
-    up, down, left, right = opens
-    layers = [1 << start]
-    seen = frontier = layers[0]
-    while not frontier & goal:
-        frontier = (((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
-                    | ((frontier & left) >> 1) | ((frontier & right) << 1)) & ~seen
-        if not frontier:
-            return None
-        layers.append(frontier)
-        seen |= frontier
-    last = frontier & goal
-    cur = (last & -last).bit_length() - 1
-    path = [cur]
-    for i in range(len(layers) - 2, -1, -1):
-        layer = layers[i]
-        # the first open way back into the previous layer: from above, below, left, right
-        if cur >= SIZE and (layer & down) >> (cur - SIZE) & 1:
-            cur -= SIZE
-        elif (layer & up) >> (cur + SIZE) & 1:
-            cur += SIZE
-        elif cur >= 1 and (layer & right) >> (cur - 1) & 1:
-            cur -= 1
-        else:
-            cur += 1
-        path.append(cur)
-    path.reverse()
-    return path
-
-
 def unreachable_squares(state: "QuoridorState") -> list[tuple[int, int]]:
     """Squares no pawn on the board can reach (closed pockets)."""
     seen = 0
@@ -186,37 +125,6 @@ def unreachable_squares(state: "QuoridorState") -> list[tuple[int, int]]:
     while (grown := expand(seen, state.opens)) != seen:
         seen = grown
     return [coords(sq) for sq in range(SIZE * SIZE) if not seen >> sq & 1]
-
-
-def cutters(path: list[int]) -> int:
-    """Walls cutting at least one edge of ``path``: only they can disconnect it."""
-    bits = 0
-    prev = path[0] * 128
-    for b in path[1:]:
-        bits |= STEP_CUTTERS[prev + b]
-        prev = b * 128
-    return bits
-
-
-GOAL_STEP = {1: UP, 2: DOWN, 3: RIGHT, 4: LEFT}
-
-
-def _straight_paths(player: int) -> list[list[int]]:
-    """Per square, the straight line to ``player``'s goal: when its steps are
-    open it is the only shortest path, so :func:`shortest_path` would return it."""
-    paths = []
-    for sq in range(SIZE * SIZE):
-        path = [sq]
-        while not GOAL[player] >> path[-1] & 1:
-            path.append(path[-1] + DELTA[GOAL_STEP[player]])
-        paths.append(path)
-    return paths
-
-
-STRAIGHT = {p: _straight_paths(p) for p in GOAL}
-STRAIGHT_NEED = {p: [sum(1 << sq for sq in path[:-1]) for path in STRAIGHT[p]] for p in GOAL}
-"""The squares whose step toward the goal must be open for the straight line."""
-STRAIGHT_CUTTERS = {p: [cutters(path) for path in STRAIGHT[p]] for p in GOAL}
 
 
 def with_wall(opens: tuple[int, int, int, int], slot: int) -> tuple[int, int, int, int]:
@@ -325,19 +233,18 @@ class QuoridorState(GameState):
     def path(self, player: int) -> list[int] | None:
         """A shortest path (square indices) for ``player`` to its goal, pawns
         ignored: the one :func:`shortest_path` finds."""
-        key = ("path", player)
-        if key not in self._cache:
-            if self._straight(player):
-                self._cache[key] = STRAIGHT[player][self.pawns[player - 1]].copy()
-            else:
-                self._cache[key] = shortest_path(self.pawns[player - 1], GOAL[player], self.opens)
-        return self._cache[key]
+        return self._route(player)[0]
 
-    def _straight(self, player: int) -> bool:
-        """Whether nothing blocks the straight line to the goal (a few bit
-        operations, where a search takes a flood fill and a walk back)."""
-        need = STRAIGHT_NEED[player][self.pawns[player - 1]]
-        return self.opens[GOAL_STEP[player]] & need == need
+    def path_cutters(self, player: int) -> int:
+        """Bitset of the wall slots cutting :meth:`path` (0 without a path)."""
+        return self._route(player)[1]
+
+    def _route(self, player: int) -> tuple[list[int] | None, int]:
+        key = ("route", player)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = route(player, self.pawns[player - 1], self.opens)
+        return found
 
     def distance(self, player: int) -> int | None:
         path = self.path(player)
@@ -381,9 +288,7 @@ class QuoridorState(GameState):
         """(player, walls cutting its current shortest path) per active player:
         a wall outside that mask leaves the path, so the player, unharmed."""
         if "cutters" not in self._cache:
-            self._cache["cutters"] = [
-                (p, STRAIGHT_CUTTERS[p][self.pawns[p - 1]] if self._straight(p) else cutters(self.path(p)))
-                for p in self.active()]
+            self._cache["cutters"] = [(p, self.path_cutters(p)) for p in self.active()]
         return self._cache["cutters"]
 
     def _loops(self) -> int:
