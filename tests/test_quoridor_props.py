@@ -114,3 +114,21 @@ def test_every_wall_blocks_exactly_its_two_edges():
     for w in WALLS:
         assert sum(bin(mask).count("1") for mask in w.blocks) == 4
         assert w.id in bits_of(CONFLICTS[w.id])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([2, 4]))
+def test_distances_handed_down_by_apply_are_the_searched_ones(seed, players):
+    # apply gives a child the parent's paths that are still shortest (and a
+    # grandchild those of the child...): the distances must be exactly what
+    # a search from scratch finds
+    rng = random.Random(seed)
+    state, handed = QuoridorState.start(players), 0
+    while not state.is_terminal() and state.ply < 120:
+        legal = state.legal_decisions()
+        state, _ = state.apply(state.turn, rng.choice(legal))
+        for player in state.active():
+            handed += -player in state._cache  # a path handed down (rules.py's _cache)
+            assert state.distance(player) == len(
+                shortest_path(state.pawns[player - 1], GOAL[player], state.opens)) - 1
+    assert handed > 0

@@ -163,6 +163,9 @@ class QuoridorState(GameState):
     """Every applied decision as ``(player, text)``; ejections as
     ``(player, "EJECT")``.  History only: not part of the hashed state."""
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Answers computed on first use: "legal", "walls", "loops", "cutters"
+    (their methods say what), and per player p its route (:meth:`path` and
+    the walls cutting it) under p, one handed down by :meth:`apply` under -p."""
 
     def __init__(self, players: int, pawns: tuple[int | None, ...], walls_left: tuple[int, ...],
                  turn: int | None, walls: int = 0, opens: tuple[int, int, int, int] = OPEN_EMPTY,
@@ -221,6 +224,8 @@ class QuoridorState(GameState):
         return self.turn is None
 
     def active(self) -> tuple[int, ...]:
+        if None not in self.pawns:  # nobody ejected: nearly always, and asked at every node
+            return seats(self.players)
         return tuple(p for p in seats(self.players) if self.pawns[p - 1] is not None)
 
     def pawn(self, player: int) -> tuple[int, int] | None:
@@ -240,15 +245,45 @@ class QuoridorState(GameState):
         return self._route(player)[1]
 
     def _route(self, player: int) -> tuple[list[int] | None, int]:
-        key = ("route", player)
-        found = self._cache.get(key)
+        found = self._cache.get(player)
         if found is None:
-            found = self._cache[key] = route(player, self.pawns[player - 1], self.opens)
+            found = self._cache[player] = route(player, self.pawns[player - 1], self.opens)
         return found
 
     def distance(self, player: int) -> int | None:
-        path = self.path(player)
+        path = self._some_route(player)[0]
         return None if path is None else len(path) - 1
+
+    def _some_route(self, player: int) -> tuple[list[int] | None, int]:
+        """A shortest path and a superset of the walls cutting it: the one
+        :meth:`path` gives if known, else one handed down by :meth:`apply`
+        (which may differ from it, never in length), else :meth:`path`'s."""
+        cache = self._cache
+        return cache.get(player) or cache.get(-player) or self._route(player)
+
+    def _hand_down(self, child: "QuoridorState", mover: int, to: int | None, slot: int | None) -> None:
+        """Give ``child`` the shortest paths of this position that are still
+        shortest there: a wall only lengthens the paths it cuts, a pawn move
+        leaves the others' paths alone, and a pawn moving onto its own path
+        keeps the rest of it (a move covers as many steps as it skips).  Why:
+        a search evaluates a child right after listing the parent's moves,
+        which found the paths; this saves the child most of its searches."""
+        cache = self._cache
+        if child.turn is None:
+            return
+        for p in child.active():
+            known = cache.get(p) or cache.get(-p)
+            if known is None or known[0] is None:
+                continue
+            path, cut = known
+            if slot is not None:
+                if cut >> slot & 1:
+                    continue
+            elif p == mover and to is not None:
+                if to not in path:
+                    continue
+                path = path[path.index(to):]
+            child._cache[-p] = (path, cut)
 
     def _occupied(self, except_player: int) -> int:
         bits = 0
@@ -285,10 +320,11 @@ class QuoridorState(GameState):
         return targets
 
     def _cutter_masks(self) -> list[tuple[int, int]]:
-        """(player, walls cutting its current shortest path) per active player:
-        a wall outside that mask leaves the path, so the player, unharmed."""
+        """(player, walls cutting one of its shortest paths, or more) per
+        active player: a wall outside that mask leaves the path, so the
+        player, unharmed."""
         if "cutters" not in self._cache:
-            self._cache["cutters"] = [(p, self.path_cutters(p)) for p in self.active()]
+            self._cache["cutters"] = [(p, self._some_route(p)[1]) for p in self.active()]
         return self._cache["cutters"]
 
     def _loops(self) -> int:
@@ -446,6 +482,10 @@ class QuoridorState(GameState):
             opens=opens, blocked=blocked, drawing=drawing, ply=ply, ply_cap=self.ply_cap, winner=winner,
             reason=reason, moves=self.moves + ((player, str(decision)),),
         )
+        if isinstance(decision, Move):
+            self._hand_down(state, player, dst, None)
+        else:
+            self._hand_down(state, player, None, slot if isinstance(decision, Wall) else None)
         return state, events
 
     def eject(self, player: int) -> tuple["QuoridorState", list[Event]]:
@@ -470,6 +510,7 @@ class QuoridorState(GameState):
             ply_cap=self.ply_cap, winner=winner, reason=reason,
             moves=self.moves + ((player, "EJECT"),),
         )
+        self._hand_down(state, player, None, None)
         return state, events
 
     # ---- end
