@@ -1,6 +1,7 @@
 """paths.route, the search-free shortest paths, against the search itself:
 for every square, player and random wall set, the same path (not only one
-as short: players and their tests depend on which) and its cutting walls."""
+as short: players and their tests depend on which), its cutting walls and
+its length (paths.goal_distance)."""
 from __future__ import annotations
 
 import random
@@ -8,7 +9,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from referee.games.quoridor.geometry import CONFLICTS, OPEN_EMPTY, SIZE, WALLS, square, wall_id
-from referee.games.quoridor.paths import GOAL, cutters, route, shortest_path
+from referee.games.quoridor.paths import GOAL, cutters, goal_distance, route, shortest_path
 from referee.games.quoridor.rules import with_wall
 
 
@@ -38,6 +39,7 @@ def test_route_is_the_searched_path_and_its_cutters(seed, count):
         for sq in range(SIZE * SIZE):
             path = shortest_path(sq, GOAL[player], opens)
             assert route(player, sq, opens) == ((path, cutters(path)) if path else (None, 0)), (player, sq)
+            assert goal_distance(player, sq, opens) == (len(path) - 1 if path else None), (player, sq)
 
 
 def test_random_boards_use_both_shortcuts_often():

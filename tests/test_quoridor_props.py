@@ -3,6 +3,7 @@ moves are exactly what illegal_reason accepts, the path-check shortcut agrees
 with a brute-force check, states never change, drawings round-trip."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from hypothesis import given, settings, strategies as st
@@ -127,8 +128,10 @@ def test_distances_handed_down_by_apply_are_the_searched_ones(seed, players):
     while not state.is_terminal() and state.ply < 120:
         legal = state.legal_decisions()
         state, _ = state.apply(state.turn, rng.choice(legal))
+        fresh = dataclasses.replace(state)  # no cache: the distance alone, counted
         for player in state.active():
             handed += -player in state._cache  # a path handed down (rules.py's _cache)
-            assert state.distance(player) == len(
-                shortest_path(state.pawns[player - 1], GOAL[player], state.opens)) - 1
+            searched = len(shortest_path(state.pawns[player - 1], GOAL[player], state.opens)) - 1
+            assert state.distance(player) == searched
+            assert fresh.distance(player) == searched
     assert handed > 0

@@ -17,7 +17,9 @@ from .geometry import (
     ALL_WALLS, CONFLICTS, DELTA, DIRECTIONS, NEAR, OPEN_EMPTY, PERPENDICULAR, SIZE, STEPS,
     WALLS, _byte_tables, bits_of, coords, on_board, square, wall_id,
 )
-from .paths import GOAL, cutters, expand, reaches, route, shortest_path  # noqa: F401 (re-exported)
+from .paths import (  # noqa: F401 (GOAL, cutters, expand and shortest_path are re-exported)
+    GOAL, cutters, expand, goal_distance, reaches, route, shortest_path,
+)
 
 START = {1: (8, 4), 2: (0, 4), 3: (4, 0), 4: (4, 8)}
 GOAL_NAME = {1: "row 0", 2: "row 8", 3: "column 8", 4: "column 0"}
@@ -251,8 +253,14 @@ class QuoridorState(GameState):
         return found
 
     def distance(self, player: int) -> int | None:
-        path = self._some_route(player)[0]
-        return None if path is None else len(path) - 1
+        cache = self._cache
+        known = cache.get(player) or cache.get(-player)
+        if known is not None:
+            return None if known[0] is None else len(known[0]) - 1
+        key = ("distance", player)
+        if key not in cache:
+            cache[key] = goal_distance(player, self.pawns[player - 1], self.opens)
+        return cache[key]
 
     def _some_route(self, player: int) -> tuple[list[int] | None, int]:
         """A shortest path and a superset of the walls cutting it: the one
