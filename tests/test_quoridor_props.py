@@ -11,7 +11,9 @@ from hypothesis import given, settings, strategies as st
 from referee.games.quoridor import GAME
 from referee.games.quoridor.codec import board_text, parse_board, parse_decision
 from referee.games.quoridor.geometry import CONFLICTS, WALLS, bits_of
-from referee.games.quoridor.rules import GOAL, PASS, Move, QuoridorState, Wall, reaches, shortest_path, with_wall
+from referee.games.quoridor.rules import (
+    GOAL, PASS, Move, QuoridorState, Wall, reaches, shortest_path, with_wall,
+)
 
 
 def brute_force_walls(state: QuoridorState) -> set[Wall]:

@@ -146,7 +146,7 @@ BORDER_POINTS = sum(1 << (r * GRID + c) for r in range(GRID) for c in range(GRID
                     if r in (0, SIZE) or c in (0, SIZE))
 """Why grid points matter: the walls and the border form a planar drawing,
 and a new wall can only close off a region of squares if it closes a loop in
-that drawing (see drawing.py, which keeps the drawing's connected pieces)."""
+that drawing (see clusters.py, which keeps the drawing's connected pieces)."""
 
 
 ON_BORDER = sum(1 << w.id for w in WALLS if WALL_POINTS[w.id] & BORDER_POINTS)

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Union
 
 from referee.core.game import Event, GameState, Outcome
 
-from .drawing import EMPTY, Drawing, add_wall, loop_closing
+from .clusters import EMPTY, Clusters, add_wall, loop_closing
 from .geometry import (
     ALL_WALLS, CONFLICTS, DELTA, DIRECTIONS, NEAR, OPEN_EMPTY, PERPENDICULAR, SIZE, STEPS,
     WALLS, _byte_tables, bits_of, coords, on_board, square, wall_id,
@@ -144,7 +144,7 @@ class QuoridorState(GameState):
     """One position.  ``pawns[i]`` is player i+1's square index, None once
     ejected; ``walls`` is the bitset of placed wall slots, ``opens`` the
     open-step masks it leaves, ``blocked`` the slots it rules out and
-    ``drawing`` its connected pieces (:mod:`drawing`): all four are kept up
+    ``clusters`` its connected pieces (:mod:`clusters`): all four are kept up
     to date by :meth:`apply` a wall at a time, as recomputing them from
     ``walls`` would cost more than the legal moves themselves."""
 
@@ -155,8 +155,8 @@ class QuoridorState(GameState):
     walls: int = 0
     opens: tuple[int, int, int, int] = OPEN_EMPTY
     blocked: int = 0
-    drawing: Drawing = field(default=EMPTY, repr=False)
-    """The placed walls as pieces of a drawing: which walls would close a loop."""
+    clusters: Clusters = field(default=EMPTY, repr=False)
+    """The placed walls and the border in connected pieces: which walls would close a loop."""
     ply: int = 0
     ply_cap: int = DEFAULT_PLY_CAP
     winner: int | None = None
@@ -171,7 +171,7 @@ class QuoridorState(GameState):
 
     def __init__(self, players: int, pawns: tuple[int | None, ...], walls_left: tuple[int, ...],
                  turn: int | None, walls: int = 0, opens: tuple[int, int, int, int] = OPEN_EMPTY,
-                 blocked: int = 0, drawing: Drawing = EMPTY, ply: int = 0,
+                 blocked: int = 0, clusters: Clusters = EMPTY, ply: int = 0,
                  ply_cap: int = DEFAULT_PLY_CAP, winner: int | None = None, reason: str = "",
                  moves: tuple[tuple[int, str], ...] = ()) -> None:
         """The fields as declared above.  Written out because a frozen
@@ -180,7 +180,7 @@ class QuoridorState(GameState):
         every search node) cost as much as listing its pawn moves."""
         self.__dict__.update(
             players=players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
-            opens=opens, blocked=blocked, drawing=drawing, ply=ply, ply_cap=ply_cap,
+            opens=opens, blocked=blocked, clusters=clusters, ply=ply, ply_cap=ply_cap,
             winner=winner, reason=reason, moves=moves, _cache={})
 
     # ---- construction
@@ -202,19 +202,19 @@ class QuoridorState(GameState):
         """A position from its parts (board files, tests).  Players missing
         from ``pawns`` count as ejected.  Validity is the caller's business
         (see :func:`arrangement_problem`)."""
-        bits, blocked, opens, drawing = 0, 0, OPEN_EMPTY, EMPTY
+        bits, blocked, opens, clusters = 0, 0, OPEN_EMPTY, EMPTY
         for wall in walls:
             slot = wall.slot
             bits |= 1 << slot
             blocked |= CONFLICTS[slot]
             opens = with_wall(opens, slot)
-            drawing = add_wall(drawing, slot)
+            clusters = add_wall(clusters, slot)
         ids = seats(players)
         return QuoridorState(
             players=players,
             pawns=tuple(square(*pawns[p]) if p in pawns else None for p in ids),
             walls_left=tuple(walls_left.get(p, 0) for p in ids),
-            turn=turn, walls=bits, opens=opens, blocked=blocked, drawing=drawing, ply=ply,
+            turn=turn, walls=bits, opens=opens, blocked=blocked, clusters=clusters, ply=ply,
             ply_cap=ply_cap,
         )
 
@@ -336,9 +336,9 @@ class QuoridorState(GameState):
         return self._cache["cutters"]
 
     def _loops(self) -> int:
-        """The wall slots that would close a loop in the drawing (see :mod:`drawing`)."""
+        """The wall slots that would close a loop of walls (see :mod:`clusters`)."""
         if "loops" not in self._cache:
-            self._cache["loops"] = loop_closing(self.drawing)
+            self._cache["loops"] = loop_closing(self.clusters)
         return self._cache["loops"]
 
     def _wall_blocks_someone(self, slot: int) -> int | None:
@@ -458,7 +458,7 @@ class QuoridorState(GameState):
         if player != self.turn:
             raise ValueError(f"player {player} moved but it is player {self.turn}'s turn")
         pawns, walls_left = self.pawns, self.walls_left
-        walls, opens, blocked, drawing = self.walls, self.opens, self.blocked, self.drawing
+        walls, opens, blocked, clusters = self.walls, self.opens, self.blocked, self.clusters
         winner, reason = None, ""
         if isinstance(decision, Move):
             src, dst = square(decision.r1, decision.c1), square(decision.r2, decision.c2)
@@ -474,7 +474,7 @@ class QuoridorState(GameState):
             walls |= 1 << slot
             blocked |= CONFLICTS[slot]
             opens = with_wall(opens, slot)
-            drawing = add_wall(drawing, slot)
+            clusters = add_wall(clusters, slot)
             walls_left = walls_left[:player - 1] + (walls_left[player - 1] - 1,) + walls_left[player:]
             events = [{"type": "wall", "player": player, "wall": [decision.r1, decision.c1, decision.r2, decision.c2],
                        "walls_left": walls_left[player - 1]}]
@@ -487,7 +487,7 @@ class QuoridorState(GameState):
             events.append({"type": "draw", "reason": reason})
         state = QuoridorState(
             players=self.players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
-            opens=opens, blocked=blocked, drawing=drawing, ply=ply, ply_cap=self.ply_cap, winner=winner,
+            opens=opens, blocked=blocked, clusters=clusters, ply=ply, ply_cap=self.ply_cap, winner=winner,
             reason=reason, moves=self.moves + ((player, str(decision)),),
         )
         if isinstance(decision, Move):
@@ -514,7 +514,7 @@ class QuoridorState(GameState):
             turn = self._next_turn(player, pawns)
         state = QuoridorState(
             players=self.players, pawns=pawns, walls_left=self.walls_left, turn=turn,
-            walls=self.walls, opens=self.opens, blocked=self.blocked, drawing=self.drawing, ply=self.ply,
+            walls=self.walls, opens=self.opens, blocked=self.blocked, clusters=self.clusters, ply=self.ply,
             ply_cap=self.ply_cap, winner=winner, reason=reason,
             moves=self.moves + ((player, "EJECT"),),
         )

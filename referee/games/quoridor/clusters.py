@@ -10,8 +10,8 @@ A wall touching two different clusters only joins them, and a region without
 a new boundary loses no square.  Only the loop-closing walls need a path check.
 
 A cluster is ``(points, once, twice)``: its grid points, the wall slots
-touching at least one of them and the slots touching at least two.  The
-drawing of a position is a tuple of clusters (the border is one of them),
+touching at least one of them and the slots touching at least two.  A
+position holds a tuple of clusters (the border is one of them),
 updated per placed wall in O(clusters) by :func:`add_wall`; their order
 follows the order of placement, what they hold only the walls placed.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 from .geometry import BORDER_POINTS, GRID, ON_BORDER, WALL_POINTS, WALLS, bits_of
 
 Cluster = tuple[int, int, int]
-Drawing = tuple[Cluster, ...]
+Clusters = tuple[Cluster, ...]
 
 
 def _point_slots() -> list[int]:
@@ -34,19 +34,19 @@ def _point_slots() -> list[int]:
 
 POINT_SLOTS = _point_slots()
 
-EMPTY: Drawing = ((BORDER_POINTS, ON_BORDER, 0),)
+EMPTY: Clusters = ((BORDER_POINTS, ON_BORDER, 0),)
 """The border alone: no wall is short enough to touch it twice."""
 
 
-def add_wall(drawing: Drawing, slot: int) -> Drawing:
-    """The drawing with wall ``slot`` added: the clusters it touches merge
+def add_wall(clusters: Clusters, slot: int) -> Clusters:
+    """``clusters`` with wall ``slot`` added: the clusters it touches merge
     with it into one.  Point sets of distinct clusters are disjoint, so the
     merged ``twice`` is each part's ``twice`` plus what two parts share; the
     wall's own points outside every cluster are the last part."""
     points = WALL_POINTS[slot]
     touched, once, twice = 0, 0, 0
     kept: list[Cluster] = []
-    for cluster in drawing:
+    for cluster in clusters:
         if cluster[0] & points:
             twice |= cluster[2] | (once & cluster[1])
             once |= cluster[1]
@@ -61,9 +61,9 @@ def add_wall(drawing: Drawing, slot: int) -> Drawing:
     return tuple(kept)
 
 
-def loop_closing(drawing: Drawing) -> int:
+def loop_closing(clusters: Clusters) -> int:
     """Bitset of the slots that touch one cluster at two or more points."""
     found = 0
-    for cluster in drawing:
+    for cluster in clusters:
         found |= cluster[2]
     return found

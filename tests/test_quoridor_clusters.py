@@ -1,4 +1,4 @@
-"""The wall drawing (referee/games/quoridor/drawing.py) against a slow, plain
+"""The wall clusters (referee/games/quoridor/clusters.py) against a slow, plain
 model: clusters by union-find over grid points, regions by counting flood
 fills.  The legal-wall filter is only as good as the claim tested here: a
 wall makes more regions of squares exactly when it closes a loop."""
@@ -8,7 +8,7 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from referee.games.quoridor.drawing import EMPTY, add_wall, loop_closing
+from referee.games.quoridor.clusters import EMPTY, add_wall, loop_closing
 from referee.games.quoridor.geometry import CONFLICTS, GRID, SIZE, WALLS, WALL_POINTS, bits_of, wall_id
 from referee.games.quoridor.rules import QuoridorState, Wall, with_wall
 
@@ -81,15 +81,15 @@ def arranged(placed: list[int]) -> QuoridorState:
 @given(st.integers(0, 2**32), st.integers(0, 24))
 def test_loop_closing_walls_are_those_touching_one_piece_twice(seed, count):
     placed = random_walls(seed, count)
-    drawing = EMPTY
+    clusters = EMPTY
     for slot in placed:
-        drawing = add_wall(drawing, slot)
-    assert loop_closing(drawing) == plain_loop_closing(placed)
+        clusters = add_wall(clusters, slot)
+    assert loop_closing(clusters) == plain_loop_closing(placed)
     backwards = EMPTY
     for slot in reversed(placed):
         backwards = add_wall(backwards, slot)
-    assert loop_closing(backwards) == loop_closing(drawing)
-    assert arranged(placed).drawing == drawing
+    assert loop_closing(backwards) == loop_closing(clusters)
+    assert arranged(placed).clusters == clusters
 
 
 @settings(max_examples=15, deadline=None)
@@ -97,7 +97,7 @@ def test_loop_closing_walls_are_those_touching_one_piece_twice(seed, count):
 def test_a_wall_makes_more_regions_exactly_when_it_closes_a_loop(seed, count):
     placed = random_walls(seed, count)
     state = arranged(placed)
-    loops, before = loop_closing(state.drawing), regions(state.opens)
+    loops, before = loop_closing(state.clusters), regions(state.opens)
     for w in WALLS:
         if state.blocked >> w.id & 1:
             continue
@@ -109,5 +109,5 @@ def test_a_wall_from_border_to_a_wall_touching_the_border_closes_a_loop():
     # from the bottom border) meets its end at (8, 2): a corner pocket
     state = arranged([wall_id(7, 2, 9, 2)])
     pocket = wall_id(8, 0, 8, 2)
-    assert loop_closing(state.drawing) >> pocket & 1
+    assert loop_closing(state.clusters) >> pocket & 1
     assert regions(with_wall(state.opens, pocket)) == 2
