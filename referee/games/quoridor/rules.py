@@ -446,6 +446,8 @@ class QuoridorState(GameState):
 
     # ---- transitions
     def _next_turn(self, after: int, pawns: tuple[int | None, ...]) -> int | None:
+        if None not in pawns:  # nobody ejected: the next seat (asked at every apply)
+            return after % self.players + 1
         order = seats(self.players)
         i = order.index(after)
         for k in range(1, len(order) + 1):
