@@ -17,7 +17,7 @@ from .geometry import (
     ALL_WALLS, CONFLICTS, DELTA, DIRECTIONS, NEAR, OPEN_EMPTY, PERPENDICULAR, SIZE, STEPS,
     WALLS, _byte_tables, bits_of, coords, on_board, square, wall_id,
 )
-from .paths import (  # noqa: F401 (GOAL, cutters, expand and shortest_path are re-exported)
+from .paths import (  # noqa: F401 (cutters, shortest_path: re-exported for players and graders)
     GOAL, cutters, expand, goal_distance, reaches, route, shortest_path,
 )
 
@@ -167,7 +167,8 @@ class QuoridorState(GameState):
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     """Answers computed on first use: "legal", "walls", "loops", "cutters"
     (their methods say what), and per player p its route (:meth:`path` and
-    the walls cutting it) under p, one handed down by :meth:`apply` under -p."""
+    the walls cutting it) under p, one handed down by :meth:`apply` under -p,
+    its distance alone under ("distance", p)."""
 
     def __init__(self, players: int, pawns: tuple[int | None, ...], walls_left: tuple[int, ...],
                  turn: int | None, walls: int = 0, opens: tuple[int, int, int, int] = OPEN_EMPTY,
@@ -253,6 +254,8 @@ class QuoridorState(GameState):
         return found
 
     def distance(self, player: int) -> int | None:
+        """The length of :meth:`path` (None without one): from a path already
+        known, else counted without finding the path (a search's leaves)."""
         cache = self._cache
         known = cache.get(player) or cache.get(-player)
         if known is not None:
