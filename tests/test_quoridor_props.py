@@ -63,6 +63,8 @@ def test_random_games_keep_every_invariant(params):
         if ply % 6 == 0:
             walls = {d for d in legal if isinstance(d, Wall)}
             assert walls == brute_force_walls(state)
+            among = rng.getrandbits(128)  # asked about some slots only, before all of them
+            assert dataclasses.replace(state).legal_walls(among) == state.legal_walls() & among
             assert (PASS in legal) == (legal == [PASS])
             again = parse_board(board_text(state), "snapshot")
             assert again.to_json() == {**state.to_json(), "ply_cap": again.ply_cap}

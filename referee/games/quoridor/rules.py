@@ -362,13 +362,16 @@ class QuoridorState(GameState):
                     return p
         return None
 
-    def legal_walls(self) -> int:
-        """Bitset of the wall slots the player to move may use now."""
-        if "walls" in self._cache:
-            return self._cache["walls"]
+    def legal_walls(self, among: int = ALL_WALLS) -> int:
+        """Bitset of the wall slots the player to move may use now, of those
+        in ``among``: a search that only tries a few walls asks for those,
+        and the path checks of the others are never made."""
+        found = self._cache.get("walls")
+        if found is not None:
+            return found & among
         legal = 0
         if self.turn is not None and self.walls_left[self.turn - 1] > 0:
-            legal = ALL_WALLS & ~self.blocked
+            legal = ALL_WALLS & ~self.blocked & among
             # only a wall closing a loop can cut a region off, and only one
             # crossing someone's shortest path can cut that player off: two
             # bitset filters, then a flood fill for the few walls left
@@ -380,7 +383,8 @@ class QuoridorState(GameState):
                 for slot in bits_of(candidates & risky):
                     if self._victim(slot) is not None:
                         legal &= ~(1 << slot)
-        self._cache["walls"] = legal
+        if among == ALL_WALLS:
+            self._cache["walls"] = legal
         return legal
 
     def legal_decisions(self) -> list[Decision]:
