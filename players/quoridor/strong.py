@@ -68,14 +68,12 @@ def candidate_walls(state: QuoridorState, player: int) -> list:
     block the rival's walls in advance), the leading rival's first."""
     if state.walls_left[player - 1] <= 0:
         return []
-    legal = state.legal_walls()
-    if not legal:
-        return []
     rivals = sorted((p for p in state.active() if p != player), key=lambda p: distance(state, p))
     wanted = 0
     for p in rivals:
         wanted |= state.path_cutters(p)  # found with the path, not walked again
-    return [WALL_DECISIONS[slot] for slot in bits_of(legal & wanted)]
+    # only these walls are checked for legality, not all of them
+    return [WALL_DECISIONS[slot] for slot in bits_of(state.legal_walls(wanted))]
 
 
 def moves_of(state: QuoridorState) -> list:
