@@ -3,6 +3,7 @@ moves are exactly what illegal_reason accepts, the path-check shortcut agrees
 with a brute-force check, states never change, drawings round-trip."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from hypothesis import given, settings, strategies as st
@@ -10,7 +11,9 @@ from hypothesis import given, settings, strategies as st
 from referee.games.quoridor import GAME
 from referee.games.quoridor.codec import board_text, parse_board, parse_decision
 from referee.games.quoridor.geometry import CONFLICTS, WALLS, bits_of
-from referee.games.quoridor.rules import GOAL, PASS, Move, QuoridorState, Wall, reaches, with_wall
+from referee.games.quoridor.rules import (
+    GOAL, PASS, Move, QuoridorState, Wall, reaches, shortest_path, with_wall,
+)
 
 
 def brute_force_walls(state: QuoridorState) -> set[Wall]:
@@ -60,6 +63,8 @@ def test_random_games_keep_every_invariant(params):
         if ply % 6 == 0:
             walls = {d for d in legal if isinstance(d, Wall)}
             assert walls == brute_force_walls(state)
+            among = rng.getrandbits(128)  # asked about some slots only, before all of them
+            assert dataclasses.replace(state).legal_walls(among) == state.legal_walls() & among
             assert (PASS in legal) == (legal == [PASS])
             again = parse_board(board_text(state), "snapshot")
             assert again.to_json() == {**state.to_json(), "ply_cap": again.ply_cap}
@@ -92,6 +97,8 @@ def test_paths_are_shortest_and_made_of_open_steps(seed):
     for player in state.active():
         path = state.path(player)
         assert path[0] == state.pawns[player - 1] and GOAL[player] >> path[-1] & 1
+        # the straight-line shortcut returns what the search would
+        assert path == shortest_path(state.pawns[player - 1], GOAL[player], state.opens)
         for a, b in zip(path, path[1:]):
             direction = {-9: 0, 9: 1, -1: 2, 1: 3}[b - a]
             assert state.opens[direction] >> a & 1
@@ -112,3 +119,23 @@ def test_every_wall_blocks_exactly_its_two_edges():
     for w in WALLS:
         assert sum(bin(mask).count("1") for mask in w.blocks) == 4
         assert w.id in bits_of(CONFLICTS[w.id])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([2, 4]))
+def test_distances_handed_down_by_apply_are_the_searched_ones(seed, players):
+    # apply gives a child the parent's paths that are still shortest (and a
+    # grandchild those of the child...): the distances must be exactly what
+    # a search from scratch finds
+    rng = random.Random(seed)
+    state, handed = QuoridorState.start(players), 0
+    while not state.is_terminal() and state.ply < 120:
+        legal = state.legal_decisions()
+        state, _ = state.apply(state.turn, rng.choice(legal))
+        fresh = dataclasses.replace(state)  # no cache: the distance alone, counted
+        for player in state.active():
+            handed += -player in state._cache  # a path handed down (rules.py's _cache)
+            searched = len(shortest_path(state.pawns[player - 1], GOAL[player], state.opens)) - 1
+            assert state.distance(player) == searched
+            assert fresh.distance(player) == searched
+    assert handed > 0

@@ -252,6 +252,19 @@ def test_apply_never_changes_its_input():
     assert state.to_json() == before
 
 
+def test_a_state_rebuilt_field_by_field_is_the_same_position_without_its_cache():
+    # QuoridorState writes its own __init__: every declared field must reach it
+    state = position({1: (8, 4), 2: (0, 4)}, ["W 4 4 4 6", "W 3 2 5 2"], turn=2)
+    state.legal_decisions()
+    again = dataclasses.replace(state)
+    for f in dataclasses.fields(state):
+        if f.init:
+            assert getattr(again, f.name) == getattr(state, f.name), f.name
+    assert again._cache == {} and state._cache
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        again.turn = 1
+
+
 # ----------------------------------------------------------------- decisions
 @pytest.mark.parametrize("text, expected", [
     ("M 8 4 7 4", Move(8, 4, 7, 4)), ("1 8 4 7 4\n", Move(8, 4, 7, 4)),

@@ -21,7 +21,7 @@ from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 from referee.games.quoridor import GAME  # noqa: E402
 from referee.games.quoridor.geometry import bits_of  # noqa: E402
 from referee.games.quoridor.rules import (  # noqa: E402
-    WALL_DECISIONS, Move, QuoridorState, cutters, move_decision,
+    WALL_DECISIONS, Move, QuoridorState, move_decision,
 )
 from referee.search import AlphaBeta, Budget, parse_options  # noqa: E402
 
@@ -68,16 +68,12 @@ def candidate_walls(state: QuoridorState, player: int) -> list:
     block the rival's walls in advance), the leading rival's first."""
     if state.walls_left[player - 1] <= 0:
         return []
-    legal = state.legal_walls()
-    if not legal:
-        return []
     rivals = sorted((p for p in state.active() if p != player), key=lambda p: distance(state, p))
     wanted = 0
     for p in rivals:
-        path = state.path(p)
-        if path:
-            wanted |= cutters(path)
-    return [WALL_DECISIONS[slot] for slot in bits_of(legal & wanted)]
+        wanted |= state.path_cutters(p)  # found with the path, not walked again
+    # only these walls are checked for legality, not all of them
+    return [WALL_DECISIONS[slot] for slot in bits_of(state.legal_walls(wanted))]
 
 
 def moves_of(state: QuoridorState) -> list:

@@ -6,6 +6,12 @@
    reused), several rounds.  Figure: positions per second in the best round.
 2. Random playouts: from each sampled position, a uniformly random game to
    the end (goal or ply cap) in each engine.  Figure: plies per second.
+3. The built-in strong player (ours only): its search at a node budget on
+   the first sampled positions.  Figure: search nodes per second, and a
+   digest of its decisions: the same digest is the same play.  The player is
+   the one next to the imported ``referee`` package, so with
+   ``PYTHONPATH=<other checkout>`` the line measures that checkout's rules
+   and player (a baseline in the same conditions).
 
 The ratio ours/OpenSpiel is the figure that matters: both run here, now, on
 the same machine.  Usage: .venv/bin/python tests/bench/bench_quoridor.py [POSITIONS]
@@ -13,12 +19,16 @@ the same machine.  Usage: .venv/bin/python tests/bench/bench_quoridor.py [POSITI
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import importlib.util
 import random
 import sys
 import time
 from pathlib import Path
 
+import referee
 from referee.games.quoridor.rules import QuoridorState
+from referee.search import Budget
 
 try:
     import pyspiel
@@ -29,6 +39,7 @@ except ImportError:  # the comparison needs the test extra
     pyspiel = None
 
 ROUNDS = 5
+STRONG_POSITIONS, STRONG_NODES = 40, 3000
 
 
 def kind_first_choice(rng: random.Random, legal: list):
@@ -113,6 +124,22 @@ def playouts(positions, seed: int) -> tuple[float, float | None]:
     return mine, plies["theirs"] / seconds
 
 
+def strong_search(positions) -> tuple[float, str]:
+    """Nodes per CPU second of strong's search and a digest of its decisions."""
+    path = Path(referee.__file__).resolve().parents[1] / "players" / "quoridor" / "strong.py"
+    spec = importlib.util.spec_from_file_location("quoridor_strong", path)
+    strong = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(strong)
+    decisions, nodes = [], 0
+    start = time.process_time()
+    for state, _ in positions[:STRONG_POSITIONS]:
+        budget = Budget(STRONG_NODES, None)
+        decisions.append(str(strong.choose(dataclasses.replace(state), budget)))
+        nodes += budget.count
+    seconds = time.process_time() - start
+    return nodes / seconds, hashlib.sha256("\n".join(decisions).encode()).hexdigest()[:12]
+
+
 def main(argv: list[str]) -> int:
     count = int(argv[0]) if argv else 200
     positions = sample_positions(count, seed=1)
@@ -125,6 +152,9 @@ def main(argv: list[str]) -> int:
         other = f"{theirs:>12,.0f}" if theirs else f"{'n/a':>12}"
         ratio = f"{mine / theirs:>9.2f}" if theirs else f"{'':>9}"
         print(f"{name:<38}{mine:>12,.0f}{other}{ratio}")
+    rate, digest = strong_search(positions)
+    print(f"strong player, {min(count, STRONG_POSITIONS)} positions x {STRONG_NODES} nodes: "
+          f"{rate:,.0f} nodes/s, decisions {digest} ({Path(referee.__file__).resolve().parents[1]})")
     return 0
 
 

@@ -146,16 +146,9 @@ BORDER_POINTS = sum(1 << (r * GRID + c) for r in range(GRID) for c in range(GRID
                     if r in (0, SIZE) or c in (0, SIZE))
 """Why grid points matter: the walls and the border form a planar drawing,
 and a new wall can only close off a region of squares if it closes a loop in
-that drawing, which needs it to touch the drawing at two or more of its three
-points.  A wall touching it at most once is never a path check."""
+that drawing (see clusters.py, which keeps the drawing's connected pieces)."""
 
 
-def _touching(w: WallGeometry) -> int:
-    """Walls sharing at least one grid point with ``w`` (itself excluded)."""
-    return sum(1 << v.id for v in WALLS if v.id != w.id and WALL_POINTS[v.id] & WALL_POINTS[w.id])
-
-
-TOUCHING = [_touching(w) for w in WALLS]
 ON_BORDER = sum(1 << w.id for w in WALLS if WALL_POINTS[w.id] & BORDER_POINTS)
 """Walls with an end on the border (a wall is too short to touch it twice)."""
 
@@ -180,3 +173,27 @@ def bits_of(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+def _neighbours(sq: int) -> dict[int, int]:
+    """The on-board squares one step from ``sq``, by direction."""
+    r, c = coords(sq)
+    return {d: sq + DELTA[d] for d in DIRECTIONS if on_board(r + STEP[d][0], c + STEP[d][1])}
+
+
+def _steps() -> list[list[tuple[int, ...]]]:
+    """``STEPS[sq][m]``: the squares one step from ``sq`` in the directions
+    whose bits are set in ``m`` (bit d = direction d), in increasing order
+    (up, left, right, down), as the legal moves list them."""
+    table = []
+    for sq in range(SQUARES):
+        near = _neighbours(sq)
+        table.append([tuple(sorted(t for d, t in near.items() if m >> d & 1)) for m in range(16)])
+    return table
+
+
+STEPS = _steps()
+"""Pawn moves when no other pawn is adjacent: a table lookup instead of the
+jump rules, which is nearly every position of a game."""
+NEAR = [sum(1 << t for t in _neighbours(sq).values()) for sq in range(SQUARES)]
+"""The orthogonal neighbours of each square, as a bitset."""

@@ -12,14 +12,16 @@ from typing import Any, Iterable, Union
 
 from referee.core.game import Event, GameState, Outcome
 
+from .clusters import EMPTY, Clusters, add_wall, loop_closing
 from .geometry import (
-    ALL_WALLS, BORDER_POINTS, COL, CONFLICTS, DELTA, DIRECTIONS, ON_BORDER, STEP_CUTTERS,
-    OPEN_EMPTY, PERPENDICULAR, ROW, SIZE, TOUCHING, WALL_POINTS, WALLS, _byte_tables, bits_of,
-    coords, on_board, square, wall_id,
+    ALL_WALLS, CONFLICTS, DELTA, DIRECTIONS, NEAR, OPEN_EMPTY, PERPENDICULAR, SIZE, STEPS,
+    WALLS, _byte_tables, bits_of, coords, on_board, square, wall_id,
+)
+from .paths import (  # noqa: F401 (cutters, shortest_path: re-exported for players and graders)
+    GOAL, cutters, expand, goal_distance, reaches, route, shortest_path,
 )
 
 START = {1: (8, 4), 2: (0, 4), 3: (4, 0), 4: (4, 8)}
-GOAL = {1: ROW[0], 2: ROW[SIZE - 1], 3: COL[SIZE - 1], 4: COL[0]}
 GOAL_NAME = {1: "row 0", 2: "row 8", 3: "column 8", 4: "column 0"}
 COLOR = {1: "red", 2: "blue", 3: "green", 4: "yellow"}
 WALLS_PER_PLAYER = {1: 20, 2: 10, 4: 5}
@@ -83,11 +85,13 @@ _WALL_BYTES = _byte_tables(WALL_DECISIONS)
 def wall_decisions(mask: int) -> list[Wall]:
     """The Wall decisions of a bitset of slots, lowest slot first (a byte at a time)."""
     found: list[Wall] = []
-    for table in _WALL_BYTES:
-        if mask & 255:
-            found += table[mask & 255]
-        mask >>= 8
+    if mask:
+        for table, byte in zip(_WALL_BYTES, mask.to_bytes(len(_WALL_BYTES), "little")):
+            if byte:
+                found += table[byte]
     return found
+
+
 _MOVES: dict[int, Move] = {}
 _DELTAS = tuple(DELTA[d] for d in DIRECTIONS)
 _SIDES = tuple(PERPENDICULAR[d] for d in DIRECTIONS)
@@ -102,95 +106,18 @@ def move_decision(src: int, dst: int) -> Move:
     return found
 
 
+STEP_MOVES = [[tuple(move_decision(sq, t) for t in targets) for targets in row]
+              for sq, row in enumerate(STEPS)]
+""":data:`geometry.STEPS` as Move decisions, ready to list."""
+
+
+def open_directions(opens: tuple[int, int, int, int], sq: int) -> int:
+    """Bit d set when the step from ``sq`` in direction d is open (STEPS' index)."""
+    return ((opens[0] >> sq & 1) | (opens[1] >> sq & 1) << 1
+            | (opens[2] >> sq & 1) << 2 | (opens[3] >> sq & 1) << 3)
+
+
 # --------------------------------------------------------------- flood fills
-def expand(frontier: int, opens: tuple[int, int, int, int]) -> int:
-    """The squares one open step away from ``frontier`` (frontier included)."""
-    up, down, left, right = opens
-    return (frontier | ((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
-            | ((frontier & left) >> 1) | ((frontier & right) << 1))
-
-
-def reaches(start: int, goal: int, opens: tuple[int, int, int, int]) -> bool:
-    """Whether square ``start`` can reach the ``goal`` mask (pawns ignored).
-
-    The flood fill grows only from the squares found last (the frontier):
-    ``expand`` inlined, as this is the inner loop of wall legality."""
-    up, down, left, right = opens
-    seen = frontier = 1 << start
-    while not seen & goal:
-        grown = (((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
-                 | ((frontier & left) >> 1) | ((frontier & right) << 1))
-        frontier = grown & ~seen
-        if not frontier:
-            return False
-        seen |= frontier
-    return True
-
-
-def touch_points(walls: int) -> int:
-    """Grid points on the border or on a placed wall (see geometry.WALL_POINTS)."""
-    points = BORDER_POINTS
-    for slot in bits_of(walls):
-        points |= WALL_POINTS[slot]
-    return points
-
-
-def enclosing_candidates(walls: int) -> int:
-    """Bitset of the slots touching the border and the placed ``walls`` at two
-    or more points, counted per touched wall (so an over-estimate, never an
-    under-estimate, of :func:`may_enclose`): cheap bit operations per placed
-    wall instead of a check per slot."""
-    once, twice = ON_BORDER, 0
-    for slot in bits_of(walls):
-        touched = TOUCHING[slot]
-        twice |= once & touched
-        once |= touched
-    return twice
-
-
-def may_enclose(slot: int, points: int) -> bool:
-    """Whether wall ``slot`` touches the walls and border (``points``) at two or
-    more points: only such a wall can cut a pawn off from its goal."""
-    touching = WALL_POINTS[slot] & points
-    return touching & (touching - 1) != 0
-
-
-def shortest_path(start: int, goal: int, opens: tuple[int, int, int, int]) -> list[int] | None:
-    """One shortest path of squares from ``start`` into ``goal`` (both ends
-    included), pawns ignored; None if the goal cannot be reached.
-
-    Deterministic: among equally short paths it ends on the lowest goal
-    square and steps back through the first open direction (up, down, left,
-    right), so players and tests built on it are reproducible."""
-    up, down, left, right = opens
-    layers = [1 << start]
-    seen = frontier = layers[0]
-    while not frontier & goal:
-        frontier = (((frontier & up) >> SIZE) | ((frontier & down) << SIZE)
-                    | ((frontier & left) >> 1) | ((frontier & right) << 1)) & ~seen
-        if not frontier:
-            return None
-        layers.append(frontier)
-        seen |= frontier
-    last = frontier & goal
-    cur = (last & -last).bit_length() - 1
-    path = [cur]
-    for i in range(len(layers) - 2, -1, -1):
-        layer = layers[i]
-        # the first open way back into the previous layer: from above, below, left, right
-        if cur >= SIZE and (layer & down) >> (cur - SIZE) & 1:
-            cur -= SIZE
-        elif (layer & up) >> (cur + SIZE) & 1:
-            cur += SIZE
-        elif cur >= 1 and (layer & right) >> (cur - 1) & 1:
-            cur -= 1
-        else:
-            cur += 1
-        path.append(cur)
-    path.reverse()
-    return path
-
-
 def unreachable_squares(state: "QuoridorState") -> list[tuple[int, int]]:
     """Squares no pawn on the board can reach (closed pockets)."""
     seen = 0
@@ -200,16 +127,6 @@ def unreachable_squares(state: "QuoridorState") -> list[tuple[int, int]]:
     while (grown := expand(seen, state.opens)) != seen:
         seen = grown
     return [coords(sq) for sq in range(SIZE * SIZE) if not seen >> sq & 1]
-
-
-def cutters(path: list[int]) -> int:
-    """Walls cutting at least one edge of ``path``: only they can disconnect it."""
-    bits = 0
-    prev = path[0] * 128
-    for b in path[1:]:
-        bits |= STEP_CUTTERS[prev + b]
-        prev = b * 128
-    return bits
 
 
 def with_wall(opens: tuple[int, int, int, int], slot: int) -> tuple[int, int, int, int]:
@@ -222,11 +139,14 @@ def seats(players: int) -> tuple[int, ...]:
 
 
 # ------------------------------------------------------------------ position
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class QuoridorState(GameState):
     """One position.  ``pawns[i]`` is player i+1's square index, None once
     ejected; ``walls`` is the bitset of placed wall slots, ``opens`` the
-    open-step masks it leaves and ``blocked`` the slots it rules out."""
+    open-step masks it leaves, ``blocked`` the slots it rules out and
+    ``clusters`` its connected pieces (:mod:`clusters`): all four are kept up
+    to date by :meth:`apply` a wall at a time, as recomputing them from
+    ``walls`` would cost more than the legal moves themselves."""
 
     players: int
     pawns: tuple[int | None, ...]
@@ -235,6 +155,8 @@ class QuoridorState(GameState):
     walls: int = 0
     opens: tuple[int, int, int, int] = OPEN_EMPTY
     blocked: int = 0
+    clusters: Clusters = field(default=EMPTY, repr=False)
+    """The placed walls and the border in connected pieces: which walls would close a loop."""
     ply: int = 0
     ply_cap: int = DEFAULT_PLY_CAP
     winner: int | None = None
@@ -243,6 +165,24 @@ class QuoridorState(GameState):
     """Every applied decision as ``(player, text)``; ejections as
     ``(player, "EJECT")``.  History only: not part of the hashed state."""
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Answers computed on first use: "legal", "walls", "loops", "cutters"
+    (their methods say what), and per player p its route (:meth:`path` and
+    the walls cutting it) under p, one handed down by :meth:`apply` under -p,
+    its distance alone under ("distance", p)."""
+
+    def __init__(self, players: int, pawns: tuple[int | None, ...], walls_left: tuple[int, ...],
+                 turn: int | None, walls: int = 0, opens: tuple[int, int, int, int] = OPEN_EMPTY,
+                 blocked: int = 0, clusters: Clusters = EMPTY, ply: int = 0,
+                 ply_cap: int = DEFAULT_PLY_CAP, winner: int | None = None, reason: str = "",
+                 moves: tuple[tuple[int, str], ...] = ()) -> None:
+        """The fields as declared above.  Written out because a frozen
+        dataclass's own ``__init__`` sets each field through
+        ``object.__setattr__``, which made building a state (every apply,
+        every search node) cost as much as listing its pawn moves."""
+        self.__dict__.update(
+            players=players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
+            opens=opens, blocked=blocked, clusters=clusters, ply=ply, ply_cap=ply_cap,
+            winner=winner, reason=reason, moves=moves, _cache={})
 
     # ---- construction
     @staticmethod
@@ -263,18 +203,20 @@ class QuoridorState(GameState):
         """A position from its parts (board files, tests).  Players missing
         from ``pawns`` count as ejected.  Validity is the caller's business
         (see :func:`arrangement_problem`)."""
-        bits, blocked, opens = 0, 0, OPEN_EMPTY
+        bits, blocked, opens, clusters = 0, 0, OPEN_EMPTY, EMPTY
         for wall in walls:
             slot = wall.slot
             bits |= 1 << slot
             blocked |= CONFLICTS[slot]
             opens = with_wall(opens, slot)
+            clusters = add_wall(clusters, slot)
         ids = seats(players)
         return QuoridorState(
             players=players,
             pawns=tuple(square(*pawns[p]) if p in pawns else None for p in ids),
             walls_left=tuple(walls_left.get(p, 0) for p in ids),
-            turn=turn, walls=bits, opens=opens, blocked=blocked, ply=ply, ply_cap=ply_cap,
+            turn=turn, walls=bits, opens=opens, blocked=blocked, clusters=clusters, ply=ply,
+            ply_cap=ply_cap,
         )
 
     # ---- simple queries
@@ -285,6 +227,8 @@ class QuoridorState(GameState):
         return self.turn is None
 
     def active(self) -> tuple[int, ...]:
+        if None not in self.pawns:  # nobody ejected: nearly always, and asked at every node
+            return seats(self.players)
         return tuple(p for p in seats(self.players) if self.pawns[p - 1] is not None)
 
     def pawn(self, player: int) -> tuple[int, int] | None:
@@ -295,15 +239,62 @@ class QuoridorState(GameState):
         return [WALL_DECISIONS[slot] for slot in bits_of(self.walls)]
 
     def path(self, player: int) -> list[int] | None:
-        """A shortest path (square indices) for ``player`` to its goal, pawns ignored."""
-        key = ("path", player)
-        if key not in self._cache:
-            self._cache[key] = shortest_path(self.pawns[player - 1], GOAL[player], self.opens)
-        return self._cache[key]
+        """A shortest path (square indices) for ``player`` to its goal, pawns
+        ignored: the one :func:`shortest_path` finds."""
+        return self._route(player)[0]
+
+    def path_cutters(self, player: int) -> int:
+        """Bitset of the wall slots cutting :meth:`path` (0 without a path)."""
+        return self._route(player)[1]
+
+    def _route(self, player: int) -> tuple[list[int] | None, int]:
+        found = self._cache.get(player)
+        if found is None:
+            found = self._cache[player] = route(player, self.pawns[player - 1], self.opens)
+        return found
 
     def distance(self, player: int) -> int | None:
-        path = self.path(player)
-        return None if path is None else len(path) - 1
+        """The length of :meth:`path` (None without one): from a path already
+        known, else counted without finding the path (a search's leaves)."""
+        cache = self._cache
+        known = cache.get(player) or cache.get(-player)
+        if known is not None:
+            return None if known[0] is None else len(known[0]) - 1
+        key = ("distance", player)
+        if key not in cache:
+            cache[key] = goal_distance(player, self.pawns[player - 1], self.opens)
+        return cache[key]
+
+    def _some_route(self, player: int) -> tuple[list[int] | None, int]:
+        """A shortest path and a superset of the walls cutting it: the one
+        :meth:`path` gives if known, else one handed down by :meth:`apply`
+        (which may differ from it, never in length), else :meth:`path`'s."""
+        cache = self._cache
+        return cache.get(player) or cache.get(-player) or self._route(player)
+
+    def _hand_down(self, child: "QuoridorState", mover: int, to: int | None, slot: int | None) -> None:
+        """Give ``child`` the shortest paths of this position that are still
+        shortest there: a wall only lengthens the paths it cuts, a pawn move
+        leaves the others' paths alone, and a pawn moving onto its own path
+        keeps the rest of it (a move covers as many steps as it skips).  Why:
+        a search evaluates a child right after listing the parent's moves,
+        which found the paths; this saves the child most of its searches."""
+        cache = self._cache
+        if child.turn is None:
+            return
+        for p in child.active():
+            known = cache.get(p) or cache.get(-p)
+            if known is None or known[0] is None:
+                continue
+            path, cut = known
+            if slot is not None:
+                if cut >> slot & 1:
+                    continue
+            elif p == mover and to is not None:
+                if to not in path:
+                    continue
+                path = path[path.index(to):]
+            child._cache[-p] = (path, cut)
 
     def _occupied(self, except_player: int) -> int:
         bits = 0
@@ -320,6 +311,8 @@ class QuoridorState(GameState):
             return []
         occupied = self._occupied(player)
         opens = self.opens
+        if not occupied & NEAR[here]:  # no pawn to jump: the open steps
+            return list(STEPS[here][open_directions(opens, here)])
         targets = []
         for d in DIRECTIONS:
             if not opens[d] >> here & 1:
@@ -338,21 +331,29 @@ class QuoridorState(GameState):
         return targets
 
     def _cutter_masks(self) -> list[tuple[int, int]]:
-        """(player, walls cutting its current shortest path) per active player:
-        a wall outside that mask leaves the path, so the player, unharmed."""
+        """(player, walls cutting one of its shortest paths, or more) per
+        active player: a wall outside that mask leaves the path, so the
+        player, unharmed."""
         if "cutters" not in self._cache:
-            self._cache["cutters"] = [(p, cutters(self.path(p))) for p in self.active()]
+            self._cache["cutters"] = [(p, self._some_route(p)[1]) for p in self.active()]
         return self._cache["cutters"]
 
-    def _touch_points(self) -> int:
-        if "points" not in self._cache:
-            self._cache["points"] = touch_points(self.walls)
-        return self._cache["points"]
+    def _loops(self) -> int:
+        """The wall slots that would close a loop of walls (see :mod:`clusters`)."""
+        if "loops" not in self._cache:
+            self._cache["loops"] = loop_closing(self.clusters)
+        return self._cache["loops"]
 
     def _wall_blocks_someone(self, slot: int) -> int | None:
         """The first active player ``slot`` would cut off from its goal, if any."""
-        if not may_enclose(slot, self._touch_points()):
+        if not self._loops() >> slot & 1:
             return None
+        return self._victim(slot)
+
+    def _victim(self, slot: int) -> int | None:
+        """The first active player cut off by a loop-closing wall ``slot``: only
+        a player whose current shortest path the wall cuts can be, so only
+        those are flood-filled."""
         opens = None
         for p, cut in self._cutter_masks():
             if cut >> slot & 1:
@@ -361,24 +362,29 @@ class QuoridorState(GameState):
                     return p
         return None
 
-    def legal_walls(self) -> int:
-        """Bitset of the wall slots the player to move may use now."""
-        if "walls" in self._cache:
-            return self._cache["walls"]
+    def legal_walls(self, among: int = ALL_WALLS) -> int:
+        """Bitset of the wall slots the player to move may use now, of those
+        in ``among``: a search that only tries a few walls asks for those,
+        and the path checks of the others are never made."""
+        found = self._cache.get("walls")
+        if found is not None:
+            return found & among
         legal = 0
         if self.turn is not None and self.walls_left[self.turn - 1] > 0:
-            legal = ALL_WALLS & ~self.blocked
-            # only a wall that may close a loop and crosses someone's shortest
-            # path can cut that player off: two bitset filters, then a path check
-            candidates = legal & enclosing_candidates(self.walls)
+            legal = ALL_WALLS & ~self.blocked & among
+            # only a wall closing a loop can cut a region off, and only one
+            # crossing someone's shortest path can cut that player off: two
+            # bitset filters, then a flood fill for the few walls left
+            candidates = legal & self._loops()
             if candidates:
                 risky = 0
                 for _, cut in self._cutter_masks():
                     risky |= cut
                 for slot in bits_of(candidates & risky):
-                    if self._wall_blocks_someone(slot) is not None:
+                    if self._victim(slot) is not None:
                         legal &= ~(1 << slot)
-        self._cache["walls"] = legal
+        if among == ALL_WALLS:
+            self._cache["walls"] = legal
         return legal
 
     def legal_decisions(self) -> list[Decision]:
@@ -387,7 +393,10 @@ class QuoridorState(GameState):
         decisions: list[Decision] = []
         if self.turn is not None:
             here = self.pawns[self.turn - 1]
-            decisions = [move_decision(here, t) for t in self.pawn_targets(self.turn)]
+            if self._occupied(self.turn) & NEAR[here]:
+                decisions = [move_decision(here, t) for t in self.pawn_targets(self.turn)]
+            else:  # pawn_targets' common case, without a Move lookup per target
+                decisions = list(STEP_MOVES[here][open_directions(self.opens, here)])
             decisions += wall_decisions(self.legal_walls())
             if not decisions:
                 decisions = [PASS]
@@ -444,6 +453,8 @@ class QuoridorState(GameState):
 
     # ---- transitions
     def _next_turn(self, after: int, pawns: tuple[int | None, ...]) -> int | None:
+        if None not in pawns:  # nobody ejected: the next seat (asked at every apply)
+            return after % self.players + 1
         order = seats(self.players)
         i = order.index(after)
         for k in range(1, len(order) + 1):
@@ -456,7 +467,7 @@ class QuoridorState(GameState):
         if player != self.turn:
             raise ValueError(f"player {player} moved but it is player {self.turn}'s turn")
         pawns, walls_left = self.pawns, self.walls_left
-        walls, opens, blocked = self.walls, self.opens, self.blocked
+        walls, opens, blocked, clusters = self.walls, self.opens, self.blocked, self.clusters
         winner, reason = None, ""
         if isinstance(decision, Move):
             src, dst = square(decision.r1, decision.c1), square(decision.r2, decision.c2)
@@ -472,6 +483,7 @@ class QuoridorState(GameState):
             walls |= 1 << slot
             blocked |= CONFLICTS[slot]
             opens = with_wall(opens, slot)
+            clusters = add_wall(clusters, slot)
             walls_left = walls_left[:player - 1] + (walls_left[player - 1] - 1,) + walls_left[player:]
             events = [{"type": "wall", "player": player, "wall": [decision.r1, decision.c1, decision.r2, decision.c2],
                        "walls_left": walls_left[player - 1]}]
@@ -484,9 +496,13 @@ class QuoridorState(GameState):
             events.append({"type": "draw", "reason": reason})
         state = QuoridorState(
             players=self.players, pawns=pawns, walls_left=walls_left, turn=turn, walls=walls,
-            opens=opens, blocked=blocked, ply=ply, ply_cap=self.ply_cap, winner=winner,
+            opens=opens, blocked=blocked, clusters=clusters, ply=ply, ply_cap=self.ply_cap, winner=winner,
             reason=reason, moves=self.moves + ((player, str(decision)),),
         )
+        if isinstance(decision, Move):
+            self._hand_down(state, player, dst, None)
+        else:
+            self._hand_down(state, player, None, slot if isinstance(decision, Wall) else None)
         return state, events
 
     def eject(self, player: int) -> tuple["QuoridorState", list[Event]]:
@@ -507,10 +523,11 @@ class QuoridorState(GameState):
             turn = self._next_turn(player, pawns)
         state = QuoridorState(
             players=self.players, pawns=pawns, walls_left=self.walls_left, turn=turn,
-            walls=self.walls, opens=self.opens, blocked=self.blocked, ply=self.ply,
+            walls=self.walls, opens=self.opens, blocked=self.blocked, clusters=self.clusters, ply=self.ply,
             ply_cap=self.ply_cap, winner=winner, reason=reason,
             moves=self.moves + ((player, "EJECT"),),
         )
+        self._hand_down(state, player, None, None)
         return state, events
 
     # ---- end
