@@ -1,7 +1,8 @@
 """The referee's cost per step against the bare cost of spawning the player.
 
 Baseline: spawning a trivial `python3 -S` Cantris player directly
-(subprocess.run, same files in its folder).  Measured: whole matches with that
+(subprocess.run, same files in its folder, no old decision file: as in a
+match, it creates one).  Measured: whole matches with that
 same player on both seats, run through the real match loop (files written,
 process limits, verdicts, log, snapshots), once per runner mode (the
 bubblewrap sandbox through seat hosts, seat hosts without a sandbox, and the
@@ -45,6 +46,8 @@ def bare_spawn(workdir: Path, argv: list[str], runs: int) -> list[float]:
     shutil.copyfile(BOARD, workdir / "Board.txt")
     times = []
     for i in range(runs):
+        # as in a match, the player finds no decision file and creates it
+        (workdir / "decision.txt").unlink(missing_ok=True)
         start = time.perf_counter()
         subprocess.run([*argv, str(i + 1), "1"], cwd=workdir, stdin=subprocess.DEVNULL, check=True)
         times.append(time.perf_counter() - start)
