@@ -75,7 +75,8 @@ def test_the_documented_6x3_second_seat_facts():
     """docs/strong-players.md: after greedy's first removal on 6x3-1 the second
     player is lost, and even knowing greedy's replies it loses by 6."""
     path = ROOT / "boards" / "cantris" / "6x3-1.txt"
-    board = tuple(tuple(int(w) for w in line.split()) for line in path.read_text().splitlines() if line.strip())
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    board = tuple(tuple(int(w) for w in line.split()) for line in lines)
     solver = solve.AgainstGreedy(GREEDY)
     scored, state = solver.greedy_turn(CantrisState(board))
     assert scored == 12

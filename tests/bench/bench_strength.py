@@ -163,7 +163,7 @@ def board_rows(by_board: dict[str, list[str]]) -> list[str]:
     """One line per board: won-drawn-lost from each seat."""
     def wdl(results: str) -> str:
         return "-".join(str(results.count(x)) for x in "WDL")
-    return [f"  {board:<42}" + "".join(f"{'seat ' + str(i + 1) + ' ' + wdl(r):>18}" for i, r in enumerate(seats))
+    return [f"  {board:<42}" + "".join(f"{f'seat {i + 1} ' + wdl(r):>18}" for i, r in enumerate(seats))
             for board, seats in by_board.items()]
 
 
