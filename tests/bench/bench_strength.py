@@ -11,10 +11,13 @@ the same table when strong runs on a node budget (the default here).
   Tsuro 4 players       strong vs three greedy      (issue: >= 60% wins)
   Quoridor vs OpenSpiel strong vs MCTS, random rollouts, 1000 simulations,
                         strong on a time budget equal to MCTS's measured
-                        time per move                (issue: >= 70% wins)
+                        time per move                (issue: >= 70% wins);
+                        OpenSpiel's C++ MCTSBot by default (about 0.1 s a
+                        move), its Python MCTS with --mcts-impl python
 
 Usage: .venv/bin/python tests/bench/bench_strength.py [--games N] [--nodes N]
-       [--mcts-games N] [--only GAME]   (defaults are small, for `make bench`)
+       [--mcts-games N] [--mcts-impl cpp|python] [--only GAME] [--by-board]
+       (defaults are small, for `make bench`)
 """
 from __future__ import annotations
 
@@ -127,10 +130,11 @@ def play(game: str, board: str, seats: list[Chooser], seed: int):
     return state.outcome()
 
 
-def series(game: str, hero: Chooser, villain: Chooser, games: int,
-           players: int = 2) -> tuple[int, int, int, list[int]]:
+def series(game: str, hero: Chooser, villain: Chooser, games: int, players: int = 2,
+           by_board: dict[str, list[str]] | None = None) -> tuple[int, int, int, list[int]]:
     """(wins, draws, losses, wins per seat) of ``hero`` with seats rotated and
-    boards cycled."""
+    boards cycled; ``by_board``, if given, collects each board's results
+    ("W", "D" or "L") per seat."""
     wins = draws = losses = 0
     by_seat = [0] * players
     boards = BOARDS[game]
@@ -138,15 +142,29 @@ def series(game: str, hero: Chooser, villain: Chooser, games: int,
         seat = k % players
         seats = [villain] * players
         seats[seat] = hero
-        outcome = play(game, boards[(k // players) % len(boards)], seats, seed=1000 + k)
+        board = boards[(k // players) % len(boards)]
+        outcome = play(game, board, seats, seed=1000 + k)
         if outcome.winner == seat + 1:
             wins += 1
             by_seat[seat] += 1
+            result = "W"
         elif outcome.winner is None and any(seat + 1 in group for group in outcome.ranking[:1]):
             draws += 1
+            result = "D"
         else:
             losses += 1
+            result = "L"
+        if by_board is not None:
+            by_board.setdefault(board, [""] * players)[seat] += result
     return wins, draws, losses, by_seat
+
+
+def board_rows(by_board: dict[str, list[str]]) -> list[str]:
+    """One line per board: won-drawn-lost from each seat."""
+    def wdl(results: str) -> str:
+        return "-".join(str(results.count(x)) for x in "WDL")
+    return [f"  {board:<42}" + "".join(f"{f'seat {i + 1} ' + wdl(r):>18}" for i, r in enumerate(seats))
+            for board, seats in by_board.items()]
 
 
 def row(name: str, wdl: tuple, goal: float, seconds: float) -> str:
@@ -157,35 +175,62 @@ def row(name: str, wdl: tuple, goal: float, seconds: float) -> str:
             f"  {seats}")
 
 
-def mcts_row(games: int, sims: int) -> str:
-    """Quoridor 2p: strong against OpenSpiel's MCTS with random rollouts,
-    strong given the same wall time per move as MCTS used on average."""
-    try:
-        import numpy as np
+def mcts_bot(impl: str, game, sims: int, seed: int):
+    """OpenSpiel's MCTS bot with random rollouts (one per leaf, UCT c = 2, no
+    solver): ``cpp`` is pyspiel's C++ MCTSBot, ``python`` the same algorithm in
+    open_spiel.python.algorithms.mcts, about 9 times slower (1.2 s a move
+    against 0.14 s on the first moves of a game, on the development machine)."""
+    if impl == "cpp":
         import pyspiel
-        from open_spiel.python.algorithms import mcts
+        return pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, sims,
+                               1000, False, seed, False)
+    import numpy as np
+    from open_spiel.python.algorithms import mcts
+    return mcts.MCTSBot(game, 2, sims, mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
+                        random_state=np.random.RandomState(seed), solve=False)
+
+
+def mcts_row(games: int, sims: int, impl: str = "cpp") -> str:
+    """Quoridor 2p: strong against OpenSpiel's MCTS with random rollouts.
+
+    Equal time: strong's time budget for a move is MCTS's mean wall time per
+    move so far (before the first game, three MCTS moves on the empty board,
+    not counted, give the first estimate).  Both means are printed, so the
+    row shows that strong did not get more time than MCTS."""
+    try:
+        import pyspiel
         sys.path.insert(0, str(ROOT / "tests"))
         from test_quoridor_openspiel import ours
+        if impl == "python":
+            import numpy  # noqa: F401
+            from open_spiel.python.algorithms import mcts  # noqa: F401
     except ImportError:
         return f"{'strong vs OpenSpiel MCTS (not installed)':<44}"
     game = pyspiel.load_game("quoridor", {"players": 2})
     hero_module = load_player("quoridor", "strong")
-    spent = {"mcts": 0.0, "moves": 0}
+    spent = {"mcts": 0.0, "moves": 0, "strong": 0.0, "strong_moves": 0}
+    warm_up = mcts_bot(impl, game, sims, seed=999)
+    for _ in range(3):
+        t0 = time.perf_counter()
+        warm_up.step(game.new_initial_state())
+        spent["mcts"] += time.perf_counter() - t0
+        spent["moves"] += 1
     wins = draws = losses = 0
+    by_seat = [0, 0]
     started = time.perf_counter()
     for k in range(games):
         seat = k % 2 + 1
-        bot = mcts.MCTSBot(game, 2, sims, mcts.RandomRolloutEvaluator(1, np.random.RandomState(k)),
-                           random_state=np.random.RandomState(k), solve=False)
+        bot = mcts_bot(impl, game, sims, seed=k)
         theirs = game.new_initial_state()
         state = quoridor.rules.QuoridorState.start(2)
         while not state.is_terminal() and not theirs.is_terminal():
             actions = {ours(theirs.action_to_string(a), state): a for a in theirs.legal_actions()}
+            t0 = time.perf_counter()
             if state.turn == seat:
-                per_move = spent["mcts"] / spent["moves"] if spent["moves"] else 1.0
-                decision = hero_module.choose(state, Budget(None, per_move))
+                decision = hero_module.choose(state, Budget(None, spent["mcts"] / spent["moves"]))
+                spent["strong"] += time.perf_counter() - t0
+                spent["strong_moves"] += 1
             else:
-                t0 = time.perf_counter()
                 action = bot.step(theirs)
                 spent["mcts"] += time.perf_counter() - t0
                 spent["moves"] += 1
@@ -194,15 +239,19 @@ def mcts_row(games: int, sims: int) -> str:
             state, _ = state.apply(state.turn, decision)
         if state.winner == seat:
             wins += 1
+            by_seat[seat - 1] += 1
         elif state.winner is None:
             draws += 1
         else:
             losses += 1
         print(f"  vs MCTS game {k + 1}/{games}: strong (seat {seat}) {wins}-{draws}-{losses} so far, "
-              f"MCTS {spent['mcts'] / max(1, spent['moves']):.2f} s/move", file=sys.stderr, flush=True)
-    per_move = spent["mcts"] / max(1, spent["moves"])
-    return (row(f"Quoridor 2p vs MCTS {sims} sims ({per_move:.2f} s/move)", (wins, draws, losses),
-                0.70, time.perf_counter() - started))
+              f"s/move MCTS {spent['mcts'] / spent['moves']:.3f}, strong "
+              f"{spent['strong'] / max(1, spent['strong_moves']):.3f}", file=sys.stderr, flush=True)
+    per_move = spent["mcts"] / spent["moves"]
+    strong_per_move = spent["strong"] / max(1, spent["strong_moves"])
+    return row(f"Quoridor 2p vs MCTS-{impl} {sims} sims", (wins, draws, losses, by_seat), 0.70,
+               time.perf_counter() - started) + (f"  (s/move: MCTS {per_move:.3f}, strong "
+                                                 f"{strong_per_move:.3f})")
 
 
 def rules_speed(count: int = 150) -> list[str]:
@@ -247,9 +296,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tsuro-games", type=int, default=None, help="Tsuro 4-player games (default: --games)")
     parser.add_argument("--mcts-games", type=int, default=1, help="games against OpenSpiel MCTS (issue: 50)")
     parser.add_argument("--mcts-sims", type=int, default=1000)
+    parser.add_argument("--mcts-impl", choices=("cpp", "python"), default="cpp",
+                        help="OpenSpiel's C++ MCTSBot (default) or its Python MCTS")
     parser.add_argument("--nodes", type=int, default=None,
                         help="strong's node budget per move (default: NODES, per game)")
     parser.add_argument("--only", choices=sorted(GAMES), help="one game only")
+    parser.add_argument("--by-board", action="store_true",
+                        help="under each strong-vs-greedy row, won-drawn-lost per board and seat")
     args = parser.parse_args(argv)
     if not args.only:
         print("\n".join(rules_speed()), end="\n\n")
@@ -261,8 +314,11 @@ def main(argv: list[str]) -> int:
         if (args.only and args.only != game) or not args.games:
             continue
         started = time.perf_counter()
-        wdl = series(game, strong(game, nodes[game]), greedy(game), args.games)
+        by_board: dict[str, list[str]] = {}
+        wdl = series(game, strong(game, nodes[game]), greedy(game), args.games, by_board=by_board)
         print(row(f"{game} strong vs greedy", wdl, 0.90, time.perf_counter() - started), flush=True)
+        if args.by_board:
+            print("\n".join(board_rows(by_board)), flush=True)
     if (not args.only or args.only == "tsuro") and args.games:
         started = time.perf_counter()
         wdl = series("tsuro", strong("tsuro", nodes["tsuro"]), greedy("tsuro"), args.games)
@@ -273,7 +329,7 @@ def main(argv: list[str]) -> int:
                      args.tsuro_games or args.games, players=4)
         print(row("tsuro strong vs 3 greedy (4 players)", wdl, 0.60, time.perf_counter() - started), flush=True)
     if (not args.only or args.only == "quoridor") and args.mcts_games:
-        print(mcts_row(args.mcts_games, args.mcts_sims), flush=True)
+        print(mcts_row(args.mcts_games, args.mcts_sims, args.mcts_impl), flush=True)
     return 0
 
 
