@@ -342,7 +342,9 @@ class Match:
             record["repaired"] = repaired
         if isinstance(agent, ProcessAgent):
             agent.limits = step_limits
-        self.later.go()  # the last step's writes, while this player runs
+            agent.meanwhile = self.later.go  # the last step's writes, while this player runs
+        else:
+            self.later.go()
         reply = agent.decide(seat.path, step, player, state)
         run = reply.run
         charge = clock.charge(run.wall_s)

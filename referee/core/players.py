@@ -73,6 +73,9 @@ class ProcessAgent:
         # The referee's environment, read once: decoding os.environ anew cost
         # a fifth of a step's own work.
         self.environ = dict(os.environ)
+        # Called once the step is handed over (the request sent to the seat
+        # host): work of the referee's that can overlap the player's run.
+        self.meanwhile: Callable[[], None] | None = None
 
     def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path]) -> None:
         """Give the agent its seat (called by the match before its first step)."""
@@ -88,10 +91,14 @@ class ProcessAgent:
         out, err = workdir / "stdout.txt", workdir / "stderr.txt"
         if self.host is not None and self.persistent:
             env["REFEREE_PERSISTENT"] = "1"
-            run = self.host.run(self.argv, env, self.limits, out, err, persistent_step=step)
+            run = self.host.run(self.argv, env, self.limits, out, err, persistent_step=step,
+                                meanwhile=self.meanwhile)
         elif self.host is not None:
-            run = self.host.run([*self.argv, str(step), str(player)], env, self.limits, out, err)
+            run = self.host.run([*self.argv, str(step), str(player)], env, self.limits, out, err,
+                                meanwhile=self.meanwhile)
         else:
+            if self.meanwhile is not None:
+                self.meanwhile()
             run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
         if self.seat is not None:
             return reply_from(*self.seat.read_decision(DECISION_CAP), run)

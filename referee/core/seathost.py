@@ -105,6 +105,10 @@ def sweep(pid1: bool, pgid: int | None) -> int:
             except OSError:
                 pass
         else:
+            try:  # no child at all: nothing of the step is left (the usual case, no /proc walk)
+                os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return killed
             for child in _children():
                 for kill in (os.killpg, os.kill):
                     try:
@@ -155,6 +159,8 @@ def _cap_and_tail(fd: int, start: int, keep_kb: int) -> str:
             os.write(fd, f"\n[referee: {size - limit} more bytes of output dropped]\n".encode())
             size = os.fstat(fd).st_size
         begin = max(start, size - TAIL)
+        if begin >= size:
+            return ""  # nothing printed this step
         data = os.pread(fd, size - begin, begin)
         return data.decode("utf-8", "replace")
     except OSError:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from . import sandbox as sandbox_mod
 from .runner import LINUX, Limits, RunResult, rlimit_values
@@ -115,10 +115,13 @@ class SeatHost:
 
     # ----- one step
     def run(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
-            stdout_path: Path, stderr_path: Path, persistent_step: int | None = None) -> RunResult:
+            stdout_path: Path, stderr_path: Path, persistent_step: int | None = None,
+            meanwhile: Callable[[], None] | None = None) -> RunResult:
         """Run one step: ``argv`` spawned for it, or, with ``persistent_step``,
         the kept-alive player (started from ``argv`` if needed) told to play
-        that step."""
+        that step.  ``meanwhile`` is called once the request is sent: the
+        caller's own work overlaps the player's run (it must be short: the
+        reply's arrival is only seen once it returns)."""
         rlimits = rlimit_values(limits)
         fixed = {name: value for name, value in rlimits.items() if name != "cpu"}
         if self.proc is not None and self.fixed is not None and fixed != self.fixed:
@@ -141,7 +144,8 @@ class SeatHost:
             request.update(persistent=True, step=persistent_step)
         started = time.monotonic()
         try:
-            reply = self._ask(json.dumps(request).encode() + b"\n", started + limits.hard_time + GRACE_S)
+            reply = self._ask(json.dumps(request).encode() + b"\n", started + limits.hard_time + GRACE_S,
+                              meanwhile)
         except BaseException:  # Ctrl-C or a kill of the referee: the step dies with it
             self._kill(self.proc)
             self.proc = None
@@ -169,7 +173,8 @@ class SeatHost:
         result.timed_out = bool(reply["timed_out"]) or wall > limits.hard_time
         return result
 
-    def _ask(self, request: bytes, deadline: float) -> dict | None:
+    def _ask(self, request: bytes, deadline: float,
+             meanwhile: Callable[[], None] | None = None) -> dict | None:
         """Send one request; the reply, or None if the host died or did not
         answer by the deadline.  A line ``{"started": pid}`` before the reply
         names the step's player (a host without a sandbox sends it)."""
@@ -178,6 +183,8 @@ class SeatHost:
             self.proc.stdin.write(request)
         except OSError:
             return None
+        if meanwhile is not None:
+            meanwhile()
         out = self.proc.stdout.fileno()
         buffer = b""
         while True:
