@@ -17,7 +17,7 @@ from referee.core import seats
 from referee.core.later import Later
 from referee.core.runner import Limits
 from referee.core.sandbox import resolve
-from referee.core.seatfiles import SeatFolder, rewrite_at
+from referee.core.seatfiles import SeatFolder, Spares, rewrite_at
 from referee.core.seats import SeatHost
 
 # Checks, at each of its steps, that step_logs holds exactly step_0 .. step_<step - 1>,
@@ -231,3 +231,45 @@ def test_a_spawned_player_gets_the_steps_limits_and_new_ones_get_a_new_host(tmp_
         assert host.starts == 3
     finally:
         host.close()
+
+
+def test_spare_files_stand_in_for_creations_and_a_tampered_one_is_not_used(tmp_path):
+    players = tmp_path / "players"
+    (players / "p1" / "step_logs").mkdir(parents=True)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    spares = Spares(players)
+    logs = os.open(players / "p1" / "step_logs", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        spares.make(2)
+        made = sorted(n for n in os.listdir(players) if n.startswith(".spare-"))
+        assert len(made) == 2
+        repairs: list[str] = []
+        spares.create_at(logs, "step_0.txt", b"zero\n", repairs, "step_logs/step_0.txt")
+        assert (players / "p1" / "step_logs" / "step_0.txt").read_text() == "zero\n"
+        assert len([n for n in os.listdir(players) if n.startswith(".spare-")]) == 1  # one was used
+        # a spare someone replaced by a hard link to another file is never written through
+        left = next(n for n in os.listdir(players) if n.startswith(".spare-"))
+        os.unlink(players / left)
+        os.link(secret, players / left)
+        spares.create_at(logs, "step_1.txt", b"one\n", repairs, "step_logs/step_1.txt")
+        assert (players / "p1" / "step_logs" / "step_1.txt").read_text() == "one\n"
+        assert secret.read_text() == "keep me\n"
+        # an existing target is not silently replaced: the slow way reports it
+        spares.make(1)
+        os.symlink(secret, players / "p1" / "step_logs" / "step_2.txt")
+        spares.create_at(logs, "step_2.txt", b"two\n", repairs, "step_logs/step_2.txt")
+        assert not (players / "p1" / "step_logs" / "step_2.txt").is_symlink()
+        assert secret.read_text() == "keep me\n"
+        spares.close()
+        assert not [n for n in os.listdir(players) if n.startswith(".spare-") and n != left]
+    finally:
+        os.close(logs)
+
+
+def test_a_match_leaves_no_spare_file_behind(tmp_path):
+    out = tmp_path / "m"
+    play_match("cantris", out, "builtin:random", "builtin:random", seed=1,
+               board=BOARDS / "cantris" / "10x5-1.txt")
+    assert not [n for n in os.listdir(out / "players") if n.startswith(".spare")]
+    assert len(os.listdir(out / "players" / "p1" / "step_logs")) == len(read_log(out)) + 1

@@ -27,7 +27,7 @@ from .log import MatchFolder, state_hash
 from .players import Agent, ProcessAgent, Reply, make_agent
 from .sandbox import Sandbox
 from .textgrid import read_board_file
-from .seatfiles import SeatFolder
+from .seatfiles import SeatFolder, Spares
 from .rng import derived_rng
 from .runner import Limits, RunResult, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
@@ -35,6 +35,7 @@ from .verdicts import Verdict, describe_exit, process_fault
 POLICIES = ("forfeit", "eject", "random")
 DECISION_LOGGED = 200  # characters of a decision kept in the log
 OUTPUT_TAIL = 400  # characters of a step's stdout/stderr kept in its log record
+SPARES = 3  # files made ahead for a step's creations (see seatfiles.Spares)
 
 
 class RefereeError(Exception):
@@ -185,7 +186,9 @@ class Match:
         self.history: list[dict[str, Any]] = []
         self.states: list[GameState] = []
         self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
-        self.seats = {pid: SeatFolder(prepared.out, pid, check_snapshots=not prepared.sandbox.on)
+        self.spares = Spares(prepared.out / "players")
+        self.seats = {pid: SeatFolder(prepared.out, pid, check_snapshots=not prepared.sandbox.on,
+                                      spares=self.spares)
                       for pid in range(1, n + 1)}
         self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.seed,
                                       prepared.names, prepared.limits)
@@ -232,6 +235,7 @@ class Match:
             self.later.close()
             for seat in self.seats.values():
                 seat.close()
+            self.spares.close()
 
     def _run(self) -> MatchResult:
         p, game = self.p, self.game
@@ -247,6 +251,7 @@ class Match:
         self.folder.write_snapshot(0, game.snapshot_text(state, None))
         hidden = [p.out, *map(Path, p.spec.hidden)]
         first = state.current_player()
+        self.later.submit(None, lambda: self.spares.make(SPARES))  # each seat's first views
         for pid, agent in enumerate(p.agents, start=1):
             seat = self.seats[pid]
             seat.add_snapshots(lambda k, pid=pid: views.snapshot_view(self.facts, state, pid), 1)
@@ -292,6 +297,8 @@ class Match:
         following = state.current_player() if goes_on and not state.is_terminal() else None
         facts, states = self.facts, self.states
         self.later.submit(None, lambda: self.folder.write_snapshot(step, self.game.snapshot_text(state, None)))
+        if following is not None:
+            self.later.submit(None, lambda: self.spares.make(SPARES))
         for pid, seat in self.seats.items():
             if pid == following:
                 continue
