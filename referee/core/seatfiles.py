@@ -2,19 +2,20 @@
 
 Every operation works through directory file descriptors opened without
 following links, so a link a player planted (``Board.txt -> ../../log.jsonl``,
-``step_logs -> ../../step_logs``) is replaced, never written through; views are
-written by atomic rename, so a directory or fifo in a view's place is removed
-rather than blocking or crashing the referee; the decision is read only from a
-regular file, without blocking.  What had to be repaired is reported, so the
-log can say so.  This holds with or without the sandbox (DESIGN.md).
+``step_logs -> ../../step_logs``) is replaced, never written through; a
+directory or fifo in a view's place is removed by atomic rename rather than
+blocking or crashing the referee; the decision is read only from a regular
+file, without blocking.  What had to be repaired is reported, so the log can
+say so.  This holds with or without the sandbox (DESIGN.md).
 
-It is also on every step's critical path, and on ext4 creating or renaming a
-file costs ~100 us where rewriting one costs ~10 us; so the directory fds are
-held for the match (checked by one stat per level at each use), a view that
-is still the regular, singly linked file the referee wrote last time is
-rewritten in place (nobody of its seat runs while it is written), and a new
-snapshot is created directly.  Anything else sitting in their place takes the
-slow, atomic way and is reported."""
+It is also on every step's critical path, and creating a file costs ten times
+rewriting one (ext4; far more in a match, see :class:`Spares`); so the
+directory fds are held for the match (checked by one stat per level at each
+use), a view that is still a regular, singly linked file is rewritten in
+place (nothing of its seat runs while it is written), a snapshot is filled
+into a file made ahead (:meth:`SeatFolder.reserve_snapshot`, :class:`Spares`)
+or created directly.  Anything else sitting in their place takes the slow,
+atomic way and is reported."""
 from __future__ import annotations
 
 import collections
