@@ -94,6 +94,22 @@ def test_a_folder_without_result_is_unfinished(finished, tmp_path):
                                   "there is no result.yaml"
 
 
+def test_an_unfinished_folder_may_lack_only_its_last_snapshot(finished, tmp_path):
+    """The referee writes a step's snapshot while the next player runs: killed
+    meanwhile, it leaves the step's log line without it.  That is unfinished,
+    not tampered with; a missing earlier snapshot still fails."""
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    (copy / "result.yaml").unlink()
+    steps = len(_lines(copy))
+    (copy / "step_logs" / f"step_{steps}.txt").unlink()
+    proc = referee("replay", copy, "--verify")
+    assert proc.returncode == 1 and "UNFINISHED" in proc.stderr, proc.stderr
+    (copy / "step_logs" / "step_1.txt").unlink()
+    proc = referee("replay", copy, "--verify")
+    assert proc.returncode == 1 and "FAILED" in proc.stderr and "step_1.txt is missing" in proc.stderr
+
+
 def test_every_line_chains_to_the_one_before_and_result_names_the_last(finished):
     import hashlib
 
