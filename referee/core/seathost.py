@@ -300,10 +300,20 @@ def _spawned(req: dict, out: int, err: int) -> tuple[int | None, str | None]:
     return pid, None
 
 
+def _blank_reply(**more) -> dict:
+    return {"exit": None, "signal": None, "timed_out": False, "wall": 0.0, "cpu": 0.0,
+            "peak_kb": 0, "start_error": None, "killed": 0, "stdout_tail": "", "stderr_tail": "",
+            **more}
+
+
+def _exit_status(reply: dict, status: int) -> None:
+    """``exit`` or ``signal`` of the reply, from a wait status."""
+    code = os.waitstatus_to_exitcode(status)
+    reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
+
+
 def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
-    reply: dict = {"exit": None, "signal": None, "timed_out": False, "wall": 0.0, "cpu": 0.0,
-                   "peak_kb": 0, "start_error": None, "killed": 0,
-                   "stdout_tail": "", "stderr_tail": ""}
+    reply = _blank_reply()
     out, err = _open_output(req["stdout"]), _open_output(req["stderr"])
     out_start, err_start = _size(out), _size(err)
     start = time.monotonic()
@@ -324,23 +334,14 @@ def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
         reply["cpu"] = usage.ru_utime + usage.ru_stime
         reply["peak_kb"] = usage.ru_maxrss
     if not failure and status is not None:
-        code = os.waitstatus_to_exitcode(status)
-        if code < 0:
-            reply["signal"] = -code
-        else:
-            reply["exit"] = code
+        _exit_status(reply, status)
     reply["killed"] = sweep(pid1, pid)
     if not pid1:  # a player that stopped the referee (SIGSTOP) does not leave it stopped
         try:
             os.kill(os.getppid(), signal.SIGCONT)
         except OSError:
             pass
-    keep = int(req.get("output_kb", 64))
-    reply["stdout_tail"] = _cap_and_tail(out, out_start, keep)
-    reply["stderr_tail"] = _cap_and_tail(err, err_start, keep)
-    os.close(out)
-    os.close(err)
-    return reply
+    return _finish(reply, out, err, out_start, err_start, req, start)
 
 
 def _watch(pid: int, control: int, *more: int) -> tuple[int, select.poll]:
@@ -515,9 +516,7 @@ PERSISTENT = Persistent()
 
 
 def run_persistent(req: dict, pid1: bool, control: int) -> dict:
-    reply: dict = {"exit": None, "signal": None, "timed_out": False, "wall": 0.0, "cpu": 0.0,
-                   "peak_kb": 0, "start_error": None, "killed": 0,
-                   "stdout_tail": "", "stderr_tail": "", "restarted": False}
+    reply = _blank_reply(restarted=False)
     player = PERSISTENT
     out, err = _open_output(req["stdout"]), _open_output(req["stderr"])
     out_start, err_start = _size(out), _size(err)
@@ -582,8 +581,7 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
 
 def _ended(reply: dict, player: Persistent, status: int, usage) -> None:
     """Report how the persistent player ended, and forget it."""
-    code = os.waitstatus_to_exitcode(status)
-    reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
+    _exit_status(reply, status)
     if usage is not None:
         reply["cpu"] = max(0.0, usage.ru_utime + usage.ru_stime - player.cpu_mark)
         reply["peak_kb"] = usage.ru_maxrss
