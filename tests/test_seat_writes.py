@@ -107,9 +107,8 @@ def test_a_snapshot_created_ahead_is_filled_and_one_someone_replaced_is_repaired
     (tmp_path / "players").mkdir()
     seat = SeatFolder(tmp_path, 1)
     try:
-        seat.create()
         logs = tmp_path / "players" / "p1" / "step_logs"
-        seat.add_snapshots(lambda k: f"board {k}\n", 1)
+        seat.add_snapshots(lambda k: f"board {k}\n", 1)  # makes the folders too
         seat.reserve_snapshot(1)
         assert (logs / "step_1.txt").read_text() == ""
         seat.write_views({"Board.txt": "b\n"}, snapshot_text=lambda k: f"board {k}\n", upto=2)

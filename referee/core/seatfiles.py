@@ -27,6 +27,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 KINDS = {stat.S_IFDIR: "directory", stat.S_IFIFO: "fifo", stat.S_IFSOCK: "socket",
@@ -109,11 +110,12 @@ def _new_file(parent: int, name: str, data: bytes) -> os.stat_result:
     return info
 
 
-def rewrite_at(parent: int, name: str, data: bytes, repairs: list[str],
-               label: str, create=None) -> tuple[int, int, int]:
+def rewrite_at(parent: int, name: str, data: bytes, repairs: list[str], label: str,
+               create: Callable[..., tuple[int, int, int]] | None = None) -> tuple[int, int, int]:
     """Rewrite ``name`` in place if it is a regular file with one link (a
     link, fifo, directory or hard link is never written through), else
-    replace it as :func:`write_at` does; returns (inode, size, mtime_ns)."""
+    replace it as :func:`write_at` does; a missing file is made by ``create``
+    (:func:`create_at` by default); returns (inode, size, mtime_ns)."""
     try:
         fd = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
                      dir_fd=parent)
@@ -298,15 +300,11 @@ class SeatFolder:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def create(self) -> None:
-        self._dirs()
-
     def take_repairs(self) -> list[str]:
         done, self.repairs = self.repairs, []
         return done
 
-    def write_views(self, files: dict[str, str], snapshots: dict[int, str] | None = None,
-                    snapshot_text=None, upto: int = 0) -> None:
+    def write_views(self, files: dict[str, str], snapshot_text=None, upto: int = 0) -> None:
         """Write the view files, remove any old decision, and bring
         ``step_logs/`` up to ``step_<upto - 1>.txt``: new snapshots come from
         ``snapshot_text(k)``, and an old one someone changed is written again."""
