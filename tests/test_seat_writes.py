@@ -7,6 +7,7 @@ the step's limits on itself so that a player it starts by posix_spawn
 inherits them (a new host when they change)."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -228,6 +229,57 @@ def test_a_spawned_player_gets_the_steps_limits_and_new_ones_get_a_new_host(tmp_
         assert seen == [[str(900 * mb)] * 2 + ["200"] * 2, [str(900 * mb)] * 2 + ["200"] * 2,
                         [str(1200 * mb)] * 2 + ["100"] * 2, [str(64 * mb)] * 2 + ["30"] * 2]
         assert host.starts == 3
+    finally:
+        host.close()
+
+
+ENV_PLAYER = """
+import os, sys
+print("step", os.environ.get("REFEREE_STEP"), "extra", os.environ.get("EXTRA"))
+open("decision.txt", "w").write("0 0")
+if os.environ.get("REFEREE_STEP") == "2":
+    os.remove("out.txt")  # the output file of later steps must come back
+if os.environ.get("REFEREE_STEP") == "3":
+    os.remove("out.txt"); os.symlink("secret.txt", "out.txt")
+"""
+
+
+@pytest.mark.skipif(not seats.available(), reason="needs a seat host")
+def test_a_host_is_told_only_what_changed_in_the_environment_and_keeps_output_files_honest(tmp_path):
+    """The host gets the whole environment once, then only the changes (an
+    unset variable too); it keeps the output files open between steps, but a
+    file the player removed or replaced by a link is made again."""
+    seat_dir = tmp_path / "players" / "p1"
+    (seat_dir / "step_logs").mkdir(parents=True)
+    (seat_dir / "secret.txt").write_text("keep me\n")
+    program = tmp_path / "env.py"
+    program.write_text(ENV_PLAYER)
+    argv = [sys.executable, "-S", str(program)]
+    host = SeatHost(seat_dir, resolve("none"))
+    sent = []
+    real_ask = host._ask
+    host._ask = lambda request, *rest: (sent.append(request), real_ask(request, *rest))[1]
+    try:
+        assert host.start(argv) is None
+        tails = []
+        for step, extra in ((1, "a"), (2, "a"), (3, None), (4, "b")):
+            env = dict(os.environ, REFEREE_STEP=str(step))
+            env.pop("EXTRA", None)
+            if extra:
+                env["EXTRA"] = extra
+            run = host.run(argv, env, Limits(soft_time=20, hard_time=30), seat_dir / "out.txt", seat_dir / "err.txt")
+            assert run.exit_code == 0, (run, (seat_dir / "err.txt").read_text())
+            tails.append(run.stdout_tail)
+        assert tails == ["step 1 extra a\n", "step 2 extra a\n", "step 3 extra None\n", "step 4 extra b\n"]
+        requests = [json.loads(line) for line in sent[1:]]  # after the ping
+        assert requests[0]["env"]["EXTRA"] == "a"
+        assert [r.get("env_changes") for r in requests[1:]] == [
+            {"REFEREE_STEP": "2"}, {"REFEREE_STEP": "3", "EXTRA": None}, {"REFEREE_STEP": "4", "EXTRA": "b"}]
+        assert "env" not in requests[1]
+        # removed at step 2, a link at step 3: step 4's output is in a new regular file
+        assert not (seat_dir / "out.txt").is_symlink()
+        assert (seat_dir / "out.txt").read_text() == "step 4 extra b\n"
+        assert (seat_dir / "secret.txt").read_text() == "keep me\n"
     finally:
         host.close()
 

@@ -47,6 +47,7 @@ class SeatHost:
         self.log = self.seat_dir.parent / f".host-{self.seat_dir.name}.log"
         self.fixed: dict[str, int] | None = None  # the limits (but CPU) this host took on
         self.player: tuple[int, int] | None = None  # (pidfd, pid) of the step's player, when told
+        self.sent_env: dict[str, str] | None = None  # the environment this host was last told
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:
@@ -81,6 +82,7 @@ class SeatHost:
                                          stderr=err, close_fds=True, start_new_session=True,
                                          bufsize=0)
         self.starts += 1
+        self.sent_env = None  # a new host is told the whole environment
 
     def close(self) -> None:
         """End the host (and, with it, anything of the seat still running)."""
@@ -135,7 +137,7 @@ class SeatHost:
                 return RunResult(start_error=problem)
         self.fixed = fixed
         assert self.proc is not None and self.proc.stdin and self.proc.stdout
-        request = {"argv": list(argv), "env": dict(env), "cwd": str(self.seat_dir),
+        request = {"argv": list(argv), **self._env_request(env), "cwd": str(self.seat_dir),
                    "hard": limits.hard_time, "rlimits": rlimits,
                    "stdout": str(Path(stdout_path).absolute()),
                    "stderr": str(Path(stderr_path).absolute()),
@@ -172,6 +174,16 @@ class SeatHost:
         # the player did to the clocks meanwhile.
         result.timed_out = bool(reply["timed_out"]) or wall > limits.hard_time
         return result
+
+    def _env_request(self, env: Mapping[str, str]) -> dict:
+        """The environment as this host is told it: whole the first time, then
+        only what changed (the step number, mostly)."""
+        last, self.sent_env = self.sent_env, dict(env)
+        if last is None:
+            return {"env": self.sent_env}
+        changes: dict[str, str | None] = {name: value for name, value in env.items() if last.get(name) != value}
+        changes.update((name, None) for name in last.keys() - env.keys())
+        return {"env_changes": changes} if changes else {}
 
     def _ask(self, request: bytes, deadline: float,
              meanwhile: Callable[[], None] | None = None) -> dict | None:
