@@ -99,6 +99,24 @@ def test_garbage_on_stdout_is_output_and_a_second_done_is_not_an_answer(tmp_path
     assert "garbage" in (out / "players" / "p1" / "stdout.txt").read_text()
 
 
+def test_a_persistent_player_that_stops_the_referee_does_not_leave_it_stopped(tmp_path, make_player):
+    # Without a sandbox a player can see the referee (its host's parent) and
+    # SIGSTOP it; its host wakes the referee again after each reply.
+    stopper = ("if step == 3:\n"
+               "        import signal\n"
+               "        host = os.getppid()\n"
+               "        with open(f'/proc/{host}/stat') as f:\n"
+               "            os.kill(int(f.read().rsplit(')', 1)[1].split()[1]), signal.SIGSTOP)")
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", f"persistent:{_program(make_player, stopper)}",
+                   "--player", "builtin:random", "--board", BOARDS / "cantris" / "8x4-1.txt",
+                   "--seed", "4", "--out", out, "--quiet", "--sandbox", "none", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
+    assert len(mine) > 3 and {r["verdict"] for r in mine.values()} == {"OK"}
+    assert referee("replay", out, "--verify").returncode == 0
+
+
 def test_cpu_spent_between_steps_counts_against_the_next(tmp_path, make_player):
     # A thread that burns CPU after the step's "done"; step 3 then waits long
     # enough (in wall time) for the total to pass the step's budget.

@@ -364,11 +364,6 @@ def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
     if not failure and status is not None:
         _exit_status(reply, status)
     reply["killed"] = sweep(pid1, pid)
-    if not pid1:  # a player that stopped the referee (SIGSTOP) does not leave it stopped
-        try:
-            os.kill(os.getppid(), signal.SIGCONT)
-        except OSError:
-            pass
     return _finish(reply, out, err, out_start, err_start, req, start)
 
 
@@ -734,6 +729,14 @@ def main() -> None:
             reply = {"host_error": repr(exc)}
         answer.write(json.dumps(reply) + "\n")
         answer.flush()
+        if not pid1:
+            # A player that stopped the referee (SIGSTOP) does not leave it
+            # stopped.  Sent after the reply: sent before, it woke the waiting
+            # referee for nothing just as the reply came.
+            try:
+                os.kill(os.getppid(), signal.SIGCONT)
+            except OSError:
+                pass
     sweep(pid1, None)
 
 
