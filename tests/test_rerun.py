@@ -136,3 +136,29 @@ def test_rerun_refuses_a_non_empty_scratch_folder(witnessed_match, tmp_path):
     proc = referee("rerun", out, "--step", 1, "--scratch", busy)
     assert proc.returncode == 2 and "must be new or empty" in proc.stderr
     assert (busy / "keep.txt").read_text() == "mine"
+
+
+def test_state_json_splices_the_kept_history_text_exactly_as_json_would_write_it():
+    """The match keeps each history entry's JSON as it grows (views.History);
+    state.json must come out as the one compact json.dumps of the whole view,
+    the same whether the history is kept or a plain list (as rerun gives it)."""
+    from referee.core.game import Setup
+    from referee.core.runner import Limits
+    from referee.core.views import History, MatchFacts, state_view
+    from referee.games.tsuro import GAME
+
+    state = GAME.initial_state(Setup("standard", 3, 5))
+    facts = MatchFacts(GAME, "standard", 5, ["a", 'b "quoted"', "c\u00e9"], Limits())
+    entries = [{"step": k, "player": k % 3 + 1, "decision": f"{k} 1 \"x\"\\"} for k in range(1, 40)]
+    kept = History()
+    for k in range(len(entries) + 1):
+        status = {1: "active", 2: "ejected", 3: "active"}
+        text = state_view(facts, state, k + 1, 1, status, kept, {"time_left": 1.5})
+        assert text == state_view(facts, state, k + 1, 1, status, entries[:k], {"time_left": 1.5})
+        assert text == json.dumps(json.loads(text), separators=(",", ":"))
+        view = json.loads(text)
+        assert view["history"] == entries[:k] and view["time_left"] == 1.5
+        assert list(view)[:11] == ["game", "variant", "step", "step_kind", "you", "seed", "players",
+                                   "scores", "limits", "history", "time_left"]
+        if k < len(entries):
+            kept.append(entries[k])

@@ -183,7 +183,7 @@ class Match:
         n = prepared.setup.players
         self.status = {pid: "active" for pid in range(1, n + 1)}
         self.verdicts = {pid: {v.value: 0 for v in Verdict} for pid in range(1, n + 1)}
-        self.history: list[dict[str, Any]] = []
+        self.history = views.History()
         self.states: list[GameState] = []
         self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
         self.spares = Spares(prepared.out / "players")
