@@ -126,6 +126,41 @@ def test_a_snapshot_created_ahead_is_filled_and_one_someone_replaced_is_repaired
         seat.close()
 
 
+def test_a_view_kept_open_between_steps_is_written_through_only_while_it_is_the_same_file(tmp_path):
+    """write_views keeps each view's fd for the seat's next step; whatever a
+    player did to the name meanwhile (a hard link, a symbolic link, a new
+    file, a removal) makes it write the file afresh, never through the fd."""
+    (tmp_path / "players").mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    seat = SeatFolder(tmp_path, 1)
+    board = tmp_path / "players" / "p1" / "Board.txt"
+    try:
+        seat.write_views({"Board.txt": "a longer first board\n"})
+        inode = board.stat().st_ino
+        seat.write_views({"Board.txt": "short\n"})
+        assert board.read_text() == "short\n" and board.stat().st_ino == inode
+        board.unlink()
+        os.link(secret, board)
+        seat.write_views({"Board.txt": "3\n"})
+        assert board.read_text() == "3\n" and secret.read_text() == "keep me\n"
+        board.unlink()
+        board.symlink_to(secret)
+        seat.write_views({"Board.txt": "4\n"})
+        assert not board.is_symlink() and board.read_text() == "4\n" and secret.read_text() == "keep me\n"
+        moved = board.with_name("mine.txt")
+        os.rename(board, moved)  # the kept fd's file lives on under another name
+        board.write_text("planted\n")
+        seat.write_views({"Board.txt": "5\n"})
+        assert board.read_text() == "5\n" and moved.read_text() == "4\n"
+        board.unlink()
+        seat.write_views({"Board.txt": "6\n"})
+        assert board.read_text() == "6\n" and moved.read_text() == "4\n"
+        assert seat.take_repairs() == ["Board.txt was a hard link to another file", "Board.txt was a symbolic link"]
+    finally:
+        seat.close()
+
+
 def test_a_seat_folder_moved_away_is_found_again(tmp_path):
     (tmp_path / "players").mkdir()
     seat = SeatFolder(tmp_path, 1)
