@@ -136,6 +136,26 @@ def test_cpu_spent_between_steps_counts_against_the_next(tmp_path, make_player):
     assert faulty and faulty[0]["verdict"] == "CPU_LIMIT", [r["verdict"] for r in mine]
 
 
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_cpu_of_a_thread_that_ended_is_charged_to_its_step(tmp_path, make_player, sandbox):
+    # Step 3 burns ~0.4 s of CPU in a thread that ends before the step does.
+    burner = ("if step == 3:\n"
+              "        import threading\n"
+              "        def burn():\n"
+              "            end = time.process_time() + 0.4\n"
+              "            while time.process_time() < end:\n"
+              "                pass\n"
+              "        worker = threading.Thread(target=burn)\n"
+              "        worker.start()\n"
+              "        worker.join()")
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, burner)}", "builtin:random",
+               seed=4, board=BOARDS / "cantris" / "8x4-1.txt", extra=("--sandbox", sandbox))
+    mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
+    assert mine[3]["cpu_ms"] >= 380, mine[3]
+    assert mine[5]["cpu_ms"] < 380  # and not charged again
+
+
 def test_a_tournament_entrant_can_be_persistent(tmp_path):
     config = tmp_path / "t.yaml"
     config.write_text(json.dumps({
