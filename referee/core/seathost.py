@@ -58,6 +58,16 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 
+def _proc(path: str) -> bytes:
+    """A /proc file's bytes (OSError if it is gone): a plain read, about half
+    the cost of a text-mode open, on a persistent step's path."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 1 << 16)
+    finally:
+        os.close(fd)
+
+
 def _children() -> list[int]:
     pids: list[int] = []
     try:
@@ -66,8 +76,7 @@ def _children() -> list[int]:
         return pids
     for task in tasks:
         try:
-            with open(f"/proc/self/task/{task}/children") as f:
-                pids.extend(int(p) for p in f.read().split())
+            pids.extend(int(p) for p in _proc(f"/proc/self/task/{task}/children").split())
         except OSError:
             pass
     return pids
@@ -500,11 +509,10 @@ class Persistent:
 
     def peak_kb(self) -> int:
         try:
-            with open(f"/proc/{self.pid}/status") as f:
-                for line in f:
-                    if line.startswith("VmHWM:"):
-                        return int(line.split()[1])
-        except (OSError, ValueError):
+            for line in _proc(f"/proc/{self.pid}/status").splitlines():
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+        except (OSError, ValueError, IndexError):
             pass
         return 0
 
@@ -633,8 +641,7 @@ def _finish(reply: dict, out: int, err: int, out_start: int, err_start: int, req
 
 def _zombie(pid: int) -> bool:
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        return _proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()[0] == b"Z"
     except (OSError, IndexError):
         return True  # gone
 
@@ -649,8 +656,7 @@ def _descendants(pid: int) -> list[int]:
             continue
         for task in tasks:
             try:
-                with open(f"/proc/{parent}/task/{task}/children") as f:
-                    kids = [int(p) for p in f.read().split()]
+                kids = [int(p) for p in _proc(f"/proc/{parent}/task/{task}/children").split()]
             except OSError:
                 continue
             found.extend(kids)
