@@ -2,10 +2,15 @@
 bare spawn, and far below it for a kept-alive player).
 
 Rows, all from the same run:
-- a trivial SDK player kept alive: the referee's time per step, and of that
-  the referee's own work (its files, log, verdict: the step's time less the
-  player's turn as the referee measured it), medians over the steps of whole
-  matches;
+- baseline: the bare exchange with the same trivial SDK player kept alive,
+  without the referee: two copies take turns, as the two seats of a match
+  do; this script writes ``step <k>`` on one's stdin and reads ``done`` (its
+  Board.txt is in place, its old decision removed first);
+- a trivial SDK player kept alive: the referee's time per step, what it costs
+  over the bare exchange (the referee's whole share: its files, log, verdict
+  and its seat host's round trip), and of that the referee's own work (the
+  step's time less the player's turn as the referee measured it), medians
+  over the steps of whole matches;
 - whole Cantris 10x5 matches with the built-in greedy player (a Python SDK
   player that imports the rules) on both seats, persistent against spawned:
   the ratio of the steps' total times, and its floor: a kept-alive player
@@ -16,9 +21,13 @@ The machine is shared and noisy: the matches of each kind are interleaved
 (one of each, again and again), so that load falls on all alike."""
 from __future__ import annotations
 
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from bench_core import print_table, timed_match  # run as a script from this folder
@@ -45,6 +54,37 @@ run(play_games)
 MATCHES = 10
 
 
+def bare_exchange(root: Path, argv: list[str], steps: int) -> list[float]:
+    """Each ``step`` / ``done`` round trip with two copies of the player kept
+    alive and taking turns, as in a match, without the referee (each in its
+    own folder, with its Board.txt, its old decision removed first)."""
+    env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_GAME="cantris")
+    seats = []
+    for seat in (1, 2):
+        folder = root / f"p{seat}"
+        folder.mkdir(exist_ok=True)
+        shutil.copyfile(BOARD, folder / "Board.txt")
+        seats.append((folder, subprocess.Popen(argv, cwd=folder, env=dict(env, REFEREE_PLAYER=str(seat)),
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)))
+    times = []
+    try:
+        for k in range(steps + 2):  # the first two start the programs: not counted
+            folder, player = seats[k % 2]
+            assert player.stdin is not None and player.stdout is not None
+            (folder / "decision.txt").unlink(missing_ok=True)
+            start = time.perf_counter()
+            player.stdin.write(f"step {k + 1}\n".encode())
+            assert player.stdout.readline() == b"done\n"
+            if k >= 2:
+                times.append(time.perf_counter() - start)
+    finally:
+        for _, player in seats:
+            assert player.stdin is not None
+            player.stdin.close()
+            player.wait()
+    return times
+
+
 def timed(root: Path, players: list[str], tag: str, seed: int,
           cpu: list | None = None) -> tuple[list[float], list[float]]:
     """(each step's time, each step's player turn as logged), in seconds."""
@@ -53,6 +93,7 @@ def timed(root: Path, players: list[str], tag: str, seed: int,
 
 
 def main() -> None:
+    bare: list[float] = []
     trivial_steps: list[float] = []
     trivial_turns: list[float] = []
     trivial_cpu: list[tuple[float, float]] = []
@@ -63,6 +104,7 @@ def main() -> None:
         (root / "trivial.py").write_text(TRIVIAL)
         trivial = f"persistent:{sys.executable} -S {root / 'trivial.py'}"
         for seed in range(1, MATCHES + 1):
+            bare += bare_exchange(root, [sys.executable, "-S", str(root / "trivial.py")], 8)
             cpu: list[tuple[float, float]] = []
             took, turns = timed(root, [trivial, trivial], "trivial", seed, cpu)
             trivial_steps += took[2:]  # each seat's first turn starts its process
@@ -73,8 +115,12 @@ def main() -> None:
     median = statistics.median
     own = [t - r for t, r in zip(trivial_steps, trivial_turns)]
     rows = [
+        (f"bare exchange with two trivial SDK players kept alive (median of {len(bare)})",
+         f"{median(bare) * 1000:.2f} ms", ""),
         (f"persistent trivial SDK player: referee per step (median of {len(own)})",
          f"{median(trivial_steps) * 1000:.2f} ms", ""),
+        ("  over the bare exchange: the referee's share (medians' difference)",
+         f"{(median(trivial_steps) - median(bare)) * 1000:.2f} ms", ""),
         ("  of which the player's turn (request to 'done')", f"{median(trivial_turns) * 1000:.2f} ms", ""),
         ("  of which the referee's own work", f"{median(own) * 1000:.2f} ms", ""),
         ("  the same, mean", f"{statistics.mean(own) * 1000:.2f} ms", ""),
