@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,13 @@ BOARDS = ROOT / "boards"
 PYTHON_SDK = ROOT / "players" / "sdk" / "python"
 
 needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a referee a test will interrupt (SIGINT): a shell
+    that started the test run in the background ignores SIGINT, and its
+    children inherit that; the referee must get it as a user's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def referee(*args: str, cwd: Path | None = None, timeout: float = 300,

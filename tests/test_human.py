@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import read_log, referee
+from conftest import interruptible, read_log, referee
 from referee.core.match import Match, MatchSpec, Observer, prepare
 from referee.core.players import HumanAgent
 from referee.games.tsuro.render import LEGEND
@@ -112,7 +112,7 @@ def test_ctrl_c_while_a_program_thinks_stops_without_a_traceback(tmp_path, make_
     exe = Path(sys.executable).with_name("referee")
     proc = subprocess.Popen([str(exe), "play", "cantris", "--player", sleeper, "--player", "human",
                              "--out", tmp_path / "m", "--no-color"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
     started = tmp_path / "m" / "players" / "p1" / "started"
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:

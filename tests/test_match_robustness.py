@@ -11,6 +11,7 @@ import time
 import pytest
 import yaml
 
+from conftest import interruptible
 from referee.core.match import Match, MatchSpec, Observer, RefereeError, prepare
 from referee.games.cantris.rules import CantrisState
 
@@ -44,7 +45,7 @@ def test_interrupting_the_referee_kills_the_running_player(tmp_path):
     proc = subprocess.Popen([referee, "play", "cantris", "--player", f"{sys.executable} {player}",
                              "--player", "builtin:random", "--out", str(tmp_path / "m"), "--quiet",
                              "--time-limit", "100", "--sandbox", "none"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=interruptible)
     pid_file = tmp_path / "m" / "players" / "p1" / "pid"
     for _ in range(400):
         if pid_file.exists() and pid_file.read_text():

@@ -12,7 +12,7 @@ from referee.tournament.journal import GameRecord
 from referee.tournament.ratings import SprtSpec
 from referee.tournament.series import SeriesPlanner, make_config, player_names
 
-from conftest import referee
+from conftest import interruptible, referee
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "boards" / "cantris" / "6x3-1.txt"
@@ -173,7 +173,8 @@ def test_an_interrupted_series_resumes_with_its_random_seed(tmp_path):
     args = ["play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random", "--games", "6",
             "--board", str(SMALL), "--jobs", "1", "--out", str(out)]  # no --seed: drawn at random
     exe = Path(sys.executable).with_name("referee")
-    proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     journal = out / "journal.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
