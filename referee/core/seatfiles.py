@@ -30,6 +30,9 @@ from pathlib import Path
 from typing import Callable
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# An existing file opened to be written in place: never through a link, never
+# blocking on a fifo (ENXIO when nobody reads it).
+REWRITE_FLAGS = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 KINDS = {stat.S_IFDIR: "directory", stat.S_IFIFO: "fifo", stat.S_IFSOCK: "socket",
          stat.S_IFCHR: "device", stat.S_IFBLK: "device", stat.S_IFLNK: "symbolic link"}
 
@@ -126,8 +129,7 @@ def rewrite_at(parent: int, name: str, data: bytes, repairs: list[str], label: s
     replace it as :func:`write_at` does; a missing file is made by ``create``
     (:func:`create_at` by default); returns (inode, size, mtime_ns)."""
     try:
-        fd = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
-                     dir_fd=parent)
+        fd = os.open(name, REWRITE_FLAGS, dir_fd=parent)
     except FileNotFoundError:
         return (create or create_at)(parent, name, data, repairs, label)
     except OSError as exc:
@@ -209,17 +211,14 @@ class Spares:
             self._stock.appendleft(spare)
             return create_at(parent, name, data, repairs, label)
         try:
-            fd = os.open(spare, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
-                         dir_fd=self._dir())
+            fd = os.open(spare, REWRITE_FLAGS, dir_fd=self._dir())
         except OSError:
             return create_at(parent, name, data, repairs, label)
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size:
                 return create_at(parent, name, data, repairs, label)
-            view, at = memoryview(data), 0
-            while at < len(data):
-                at += os.pwrite(fd, view[at:], at)
+            _overwrite(fd, data, 0)
             info = os.fstat(fd)
             os.rename(spare, name, src_dir_fd=self._dir(), dst_dir_fd=parent)
         except BaseException:
@@ -254,7 +253,7 @@ class SeatFolder:
     _reserved: set[int] = field(default_factory=set)  # snapshots created empty, to fill
     _held: tuple[int, int, int, int] | None = None  # (match root, players, seat, step_logs) fds
     _idents: list[tuple[int, int]] = field(default_factory=list)
-    _views: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # name: (fd, dev, inode)
+    _views: dict[str, tuple[int, tuple[int, int]]] = field(default_factory=dict)  # name: (fd, _ident)
 
     @property
     def path(self) -> Path:
@@ -304,7 +303,7 @@ class SeatFolder:
         this at its end)."""
         held, self._held = self._held, None
         views, self._views = self._views, {}
-        for fd in [*(held or ()), *(fd for fd, _, _ in views.values())]:
+        for fd in [*(held or ()), *(fd for fd, _ in views.values())]:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
@@ -330,11 +329,10 @@ class SeatFolder:
         :func:`rewrite_at` does, then keep the file's fd for the next step."""
         held = self._views.pop(name, None)
         if held is not None:
-            fd, dev, ino = held
+            fd, ident = held
             try:
                 info = os.stat(name, dir_fd=seat, follow_symlinks=False)
-                same = (stat.S_ISREG(info.st_mode) and info.st_nlink == 1
-                        and (info.st_dev, info.st_ino) == (dev, ino))
+                same = stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and _ident(info) == ident
             except OSError:
                 same = False
             if same:
@@ -348,13 +346,12 @@ class SeatFolder:
             os.close(fd)
         rewrite_at(seat, name, data, self.repairs, name, self._create)
         try:
-            fd = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
-                         dir_fd=seat)
+            fd = os.open(name, REWRITE_FLAGS, dir_fd=seat)
         except OSError:
             return
         info = os.fstat(fd)
         if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
-            self._views[name] = (fd, info.st_dev, info.st_ino)
+            self._views[name] = (fd, _ident(info))
         else:
             os.close(fd)
 
