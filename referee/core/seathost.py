@@ -156,17 +156,23 @@ def _open_output(path: str) -> int:
 _OUTPUTS: dict[str, int] = {}  # path: fd, the output files kept open between steps
 
 
-def _output(path: str) -> int:
-    """The output file ``path``, open for appending: the fd of an earlier
-    step if the path still names that same regular file (a stat, where an
-    open that may create costs up to ~0.1 ms on a step's path), else opened
-    afresh by :func:`_open_output`."""
+def _outputs(req: dict) -> tuple[int, int, int, int]:
+    """(stdout fd, stderr fd, their sizes as the step starts), for appending."""
+    (out, out_start), (err, err_start) = _output(req["stdout"]), _output(req["stderr"])
+    return out, err, out_start, err_start
+
+
+def _output(path: str) -> tuple[int, int]:
+    """(an fd appending to the output file ``path``, its size now): the fd
+    of an earlier step if the path still names that same regular file (a
+    stat, where an open that may create costs up to ~0.1 ms on a step's
+    path), else opened afresh by :func:`_open_output`."""
     fd = _OUTPUTS.get(path)
     if fd is not None:
         try:
             now, held = os.stat(path, follow_symlinks=False), os.fstat(fd)
-            if (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino) and stat.S_ISREG(now.st_mode):
-                return fd
+            if os.path.samestat(now, held) and stat.S_ISREG(now.st_mode):
+                return fd, held.st_size
         except OSError:
             pass
         del _OUTPUTS[path]
@@ -176,7 +182,7 @@ def _output(path: str) -> int:
             os.close(held_fd)
         _OUTPUTS.clear()
     fd = _OUTPUTS[path] = _open_output(path)
-    return fd
+    return fd, _size(fd)
 
 
 def _size(fd: int) -> int:
@@ -351,8 +357,7 @@ def _exit_status(reply: dict, status: int) -> None:
 
 def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
     reply = _blank_reply()
-    out, err = _output(req["stdout"]), _output(req["stderr"])
-    out_start, err_start = _size(out), _size(err)
+    out, err, out_start, err_start = _outputs(req)
     start = time.monotonic()
     if _inherit_limits(req.get("rlimits") or {}):
         pid, failure = _spawned(req, out, err)
@@ -560,8 +565,7 @@ PERSISTENT = Persistent()
 def run_persistent(req: dict, pid1: bool, control: int) -> dict:
     reply = _blank_reply(restarted=False)
     player = PERSISTENT
-    out, err = _output(req["stdout"]), _output(req["stderr"])
-    out_start, err_start = _size(out), _size(err)
+    out, err, out_start, err_start = _outputs(req)
     start = time.monotonic()
     if player.pid is not None and not player.alive():
         # It died between steps (e.g. CPU spent after its last ``done``): that
