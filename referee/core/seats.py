@@ -149,21 +149,16 @@ class SeatHost:
             reply = self._ask(json.dumps(request).encode() + b"\n", started + limits.hard_time + GRACE_S,
                               meanwhile)
         except BaseException:  # Ctrl-C or a kill of the referee: the step dies with it
-            self._kill(self.proc)
-            self.proc = None
-            self._kill_player()
+            self._abandon()
             raise
         wall = time.monotonic() - started
         if reply is None or "host_error" in reply:
-            self._kill(self.proc)
-            self.proc = None
-            self._kill_player()
-        self._forget_player()
-        if reply is None or "host_error" in reply:
+            self._abandon()
             note = "the seat host stopped answering" if reply is None else f"seat host error: {reply['host_error']}"
             result = RunResult(signal=signal.SIGKILL, wall_s=wall, notes=[note])
             result.timed_out = wall > limits.hard_time
             return result
+        self._forget_player()
         result = RunResult(exit_code=reply["exit"], signal=reply["signal"], wall_s=wall,
                            cpu_s=reply["cpu"], peak_kb=reply["peak_kb"],
                            start_error=reply["start_error"], orphans_killed=reply["killed"],
@@ -221,6 +216,13 @@ class SeatHost:
             if "started" not in reply:
                 return reply
             self._watch_player(reply["started"])
+
+    def _abandon(self) -> None:
+        """Kill the host and the step's player (a new host starts next step)."""
+        assert self.proc is not None
+        self._kill(self.proc)
+        self.proc = None
+        self._kill_player()
 
     # ----- the step's player, should its host die first
     def _watch_player(self, pid: object) -> None:
