@@ -41,21 +41,11 @@ class History:
     entry's JSON is made once, as it is added: encoding the whole list again
     at every step cost O(steps), ~90 us a step by step 200."""
 
-    def __init__(self, entries: Sequence[Mapping[str, Any]] = ()) -> None:
-        self.entries: list[Mapping[str, Any]] = []
+    def __init__(self) -> None:
         self._texts: list[str] = []
-        for entry in entries:
-            self.append(entry)
 
     def append(self, entry: Mapping[str, Any]) -> None:
-        self.entries.append(entry)
         self._texts.append(_ENCODE(entry))
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self):
-        return iter(self.entries)
 
     def json(self) -> str:
         return "[" + ",".join(self._texts) + "]"
