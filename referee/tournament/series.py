@@ -281,8 +281,6 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     return "\n".join(lines) + "\n"
 
 
-
-
 def prepare_out(out: Path, replace: bool) -> None:
     """A series folder is new, or replaced as a whole with --replace (only if
     it is one: --replace never deletes anything else)."""
