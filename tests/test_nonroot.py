@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(
     reason="needs root (to switch to nobody), setpriv and the system's python3")
 AS_NOBODY = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
 CHOSEN = ["removes_own_permissions", "forges_other_board", "board_links_to_log",
-          "stdout_links_to_log", "setsid_chain_of_150", "fifo_decision"]
+          "stdout_links_to_log", "setsid_chain_of_150", "fifo_decision", "forges_host_reply"]
 
 
 @pytest.fixture(scope="module")

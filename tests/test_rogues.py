@@ -94,6 +94,7 @@ class Rogue:
     options: tuple[str, ...] = ()
     check: str | None = None  # a named extra check
     every: bool = False  # attack at each of its steps, not only the first
+    ordinary_user: bool = False  # only stopped for non-root players (root may ptrace anything)
 
     def expect(self, what: str, mode: str) -> str:
         value = getattr(self, what)
@@ -158,6 +159,11 @@ ROGUES: dict[str, Rogue] = {
         {"bwrap": "OK", "none": "TIMEOUT"}, sandbox_only=True),
     "kills_its_host": Rogue("tried(lambda: os.kill(os.getppid(), signal.SIGKILL)); time.sleep(1); decide()",
                             {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
+    "forges_host_reply": Rogue(  # if taken, the referee reads decision.txt before it is written
+        "tried(lambda: os.write(os.open(f'/proc/{os.getppid()}/fd/1', os.O_WRONLY), json.dumps(dict("
+        "exit=0, signal=None, timed_out=False, wall=0.0, cpu=0.0, peak_kb=1, start_error=None, killed=0,"
+        " stdout_tail='forged', stderr_tail='')).encode() + b'\\n')); time.sleep(0.5); decide()",
+        ordinary_user=True),
     "kills_referee": Rogue("tried(lambda: os.kill(referee_pid(), signal.SIGKILL)); decide()",
                            verify={"bwrap": "ok", "none": "unfinished"}, sandbox_only=True),
     # --- escapes
@@ -298,6 +304,8 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
 @pytest.mark.parametrize("name", sorted(ROGUES))
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
+    if rogue.ordinary_user and os.geteuid() == 0:
+        pytest.skip("root may reach any process (CAP_SYS_PTRACE): test_nonroot plays it as nobody")
     check_rogue(rogue, mode, *run_rogue(tmp_path, name, mode, rogue))
 
 

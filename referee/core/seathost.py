@@ -55,6 +55,7 @@ def _prctl():
 
 PRCTL = _prctl()
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -721,6 +722,11 @@ def _environment(env: dict, req: dict) -> dict:
 
 def main() -> None:
     pid1 = "--pid1" in sys.argv[1:]
+    if PRCTL is not None:
+        # Not dumpable: its /proc/<pid>/fd are then closed to the player (same
+        # user), who could otherwise write forged replies into our stdout, or
+        # requests into our stdin, through them.  A player's exec resets it.
+        PRCTL(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if not pid1 and PRCTL is not None:
         PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # Outside a sandbox the referee's death must take the step down with us.  (As
