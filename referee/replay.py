@@ -123,6 +123,8 @@ def describe(record: dict[str, Any] | None, total: int) -> str:
         timing += f", bank left {record['bank_ms'] / 1000:.3f} s"
         if record.get("grace_ms"):
             timing += f" (grace used {record['grace_ms']} ms)"
+    if record.get("start_ms") is not None:  # a persistent player started before the match
+        timing += f", started before the match in {record['start_ms']} ms"
     return f"{line}\n{timing}  [{record['step']}/{total}]"
 
 

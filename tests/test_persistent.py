@@ -35,12 +35,14 @@ def play_games(step):
                 {{after}}
                 return
 
+{{startup}}
 run(play_games)
 """
 
 
-def _program(make_player, misbehave: str = "pass", after: str = "pass") -> str:
-    return make_player("counter", COUNTER.replace("{misbehave}", misbehave).replace("{after}", after))
+def _program(make_player, misbehave: str = "pass", after: str = "pass", startup: str = "pass") -> str:
+    return make_player("counter", COUNTER.replace("{misbehave}", misbehave).replace("{after}", after)
+                       .replace("{startup}", startup))
 
 
 def _calls(record) -> list[tuple[int, int]]:
@@ -154,6 +156,52 @@ def test_cpu_of_a_thread_that_ended_is_charged_to_its_step(tmp_path, make_player
     mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
     assert mine[3]["cpu_ms"] >= 380, mine[3]
     assert mine[5]["cpu_ms"] < 380  # and not charged again
+
+
+# ----- started before the match's first step
+BURN = "end = time.process_time() + {s}\nwhile time.process_time() < end: pass"
+
+
+def test_players_start_before_the_match_and_their_start_up_cpu_counts_at_their_first_step(
+        tmp_path, make_player):
+    # Its start-up burns 0.3 s of CPU: the referee waits for it to settle
+    # (start_ms), its first step is charged that CPU, not that wall time.
+    program = f"persistent:{_program(make_player, startup=BURN.format(s=0.3))}"
+    out = tmp_path / "m"
+    play_match("cantris", out, program, program, seed=4, board=BOARDS / "cantris" / "8x4-1.txt")
+    records = read_log(out)
+    for first in records[:2]:
+        assert first["verdict"] == "OK"
+        assert first["start_ms"] >= 280 and first["cpu_ms"] >= 280, first
+        assert first["wall_ms"] < first["start_ms"], first
+    assert all("start_ms" not in r for r in records[2:])
+    assert all(r["cpu_ms"] < 280 for r in records[2:])
+    assert referee("replay", out, "--verify").returncode == 0
+
+
+def test_a_player_that_dies_while_it_starts_gets_the_verdict_at_its_first_step(tmp_path, make_player):
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, startup='raise SystemExit(3)')}",
+               "builtin:random", seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
+               extra=("--policy", "random"))
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert mine[0]["verdict"] == "CRASH" and mine[0]["exit"] == 3, mine[0]
+    assert "start_ms" in mine[0]
+    assert len(mine) > 1 and all(r["verdict"] == "CRASH" for r in mine)  # started again, each step
+
+
+def test_a_start_up_that_does_not_settle_is_waited_for_at_most_the_first_step_limit(
+        tmp_path, make_player):
+    # 4 s of start-up against a 1 s first step: the referee waits 1 s for
+    # it, then asks for the step; still busy, it is a TIMEOUT.
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, startup=BURN.format(s=4))}",
+               "builtin:random", seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
+               extra=("--policy", "random", "--time-limit", "1", "--set", "hard_time=1",
+                      "--set", "cpu_time=30"))
+    first = read_log(out)[0]
+    assert first["verdict"] == "TIMEOUT", first
+    assert 900 <= first["start_ms"] < 2500, first
 
 
 def test_a_tournament_entrant_can_be_persistent(tmp_path):

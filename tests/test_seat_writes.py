@@ -306,7 +306,8 @@ def test_a_host_is_told_only_what_changed_in_the_environment_and_keeps_output_fi
             assert run.exit_code == 0, (run, (seat_dir / "err.txt").read_text())
             tails.append(run.stdout_tail)
         assert tails == ["step 1 extra a\n", "step 2 extra a\n", "step 3 extra None\n", "step 4 extra b\n"]
-        requests = [json.loads(line) for line in sent[1:]]  # after the ping
+        requests = [json.loads(line) for line in sent]  # (the ping is not sent by _ask)
+        assert len(requests) == 4
         assert requests[0]["env"]["EXTRA"] == "a"
         assert [r.get("env_changes") for r in requests[1:]] == [
             {"REFEREE_STEP": "2"}, {"REFEREE_STEP": "3", "EXTRA": None}, {"REFEREE_STEP": "4", "EXTRA": "b"}]

@@ -24,7 +24,7 @@ from .game import Game, GameState, Outcome, Setup
 from .clock import SeatClock
 from .later import Later
 from .log import MatchFolder, state_hash
-from .players import Agent, ProcessAgent, Reply, make_agent
+from .players import Agent, ProcessAgent, Reply, close_agents, make_agent, start_seats
 from .sandbox import Sandbox
 from .textgrid import read_board_file
 from .seatfiles import SeatFolder, Spares
@@ -228,10 +228,7 @@ class Match:
             raise MatchFolderError(f"cannot write the match folder {self.p.out}: "
                                    f"{exc.strerror or exc}{where}") from None
         finally:
-            for agent in self.p.agents:
-                close = getattr(agent, "close", None)
-                if close is not None:
-                    close()
+            close_agents(self.p.agents)
             self.later.close()
             for seat in self.seats.values():
                 seat.close()
@@ -259,6 +256,8 @@ class Match:
                 seat.reserve_snapshot(1)  # see _after
             if isinstance(agent, ProcessAgent):
                 agent.attach(self.seats[pid], p.sandbox, hidden)
+        start_seats([(agent, self.clocks[pid].step_limits()) for pid, agent in enumerate(p.agents, start=1)
+                     if isinstance(agent, ProcessAgent)])
         for warning in self._warnings():
             print(f"referee: warning: {warning}", file=sys.stderr)
         self.observer.start(p, state)
@@ -375,6 +374,8 @@ class Match:
                       peak_kb=run.peak_kb, exit=run.exit_code if run.signal is None else -run.signal)
         if run.orphans_killed:
             record["orphans_killed"] = run.orphans_killed
+        if run.started_s is not None:  # started before the match: not in wall_ms
+            record["start_ms"] = round(run.started_s * 1000, 1)
         for key, tail in (("stdout", run.stdout_tail), ("stderr", run.stderr_tail)):
             if tail:
                 record[key] = tail[-OUTPUT_TAIL:]

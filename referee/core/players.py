@@ -8,7 +8,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Hashable, Protocol, TextIO
+from typing import Callable, Hashable, Protocol, Sequence, TextIO
 
 from referee import resources
 
@@ -78,19 +78,24 @@ class ProcessAgent:
         self.meanwhile: Callable[[], None] | None = None
 
     def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path]) -> None:
-        """Give the agent its seat (called by the match before its first step)."""
+        """Give the agent its seat (called by the match before its first step;
+        :func:`start_seats` then starts its host)."""
         self.seat = seat
         if seats.available():
             self.host = SeatHost(seat.path, sandbox, hidden)
-            self.host.start(self.argv)  # a failure shows (and is retried) at the first step
+
+    def _env(self, player: int, step: int | None) -> dict[str, str]:
+        env = dict(self.environ)
+        env.update(REFEREE_PLAYER=str(player), REFEREE_GAME=self.game,
+                   REFEREE_PERSISTENT="1" if self.persistent and self.host is not None else "0")
+        if step is not None:  # a player started before the match gets its step on stdin only
+            env["REFEREE_STEP"] = str(step)
+        return env
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
-        env = dict(self.environ)
-        env.update(REFEREE_STEP=str(step), REFEREE_PLAYER=str(player), REFEREE_GAME=self.game,
-                   REFEREE_PERSISTENT="0")  # the SDKs' run() loops only when this says 1
+        env = self._env(player, step)  # the SDKs' run() loops when REFEREE_PERSISTENT says 1
         out, err = workdir / "stdout.txt", workdir / "stderr.txt"
         if self.host is not None and self.persistent:
-            env["REFEREE_PERSISTENT"] = "1"
             run = self.host.run(self.argv, env, self.limits, out, err, persistent_step=step,
                                 meanwhile=self.meanwhile)
         elif self.host is not None:
@@ -111,6 +116,34 @@ class ProcessAgent:
     def close(self) -> None:
         if self.host is not None:
             self.host.close()
+
+
+def start_seats(agents: Sequence[tuple[ProcessAgent, Limits]]) -> None:
+    """Start the seat hosts of ``agents`` (attached, each with its first
+    step's limits) all at once, then their persistent players (see
+    :func:`seats.prestart`), so that no one's start-up is paid inside the
+    match, nor one after the other.  A failure shows (and is retried) at the
+    seat's first step."""
+    hosted = [(agent, limits) for agent, limits in agents if agent.host is not None]
+    seats.start_hosts([(agent.host, agent.argv) for agent, _ in hosted])
+    asks = []
+    for agent, limits in hosted:
+        if agent.persistent and agent.seat is not None:
+            request = agent.host.prestart_request(
+                agent.argv, agent._env(agent.seat.player, None), limits,
+                agent.seat.path / "stdout.txt", agent.seat.path / "stderr.txt")
+            if request is not None:
+                asks.append((agent.host, request, limits.hard_time))
+    seats.prestart(asks)
+
+
+def close_agents(agents: Sequence[Agent]) -> None:
+    """Close every agent; seat hosts all at once (see :func:`seats.close_hosts`)."""
+    seats.close_hosts([a.host for a in agents if isinstance(a, ProcessAgent) and a.host is not None])
+    for agent in agents:
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
 
 
 def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply:

@@ -100,6 +100,7 @@ class RunResult:
     stderr_tail: str = ""
     orphans_killed: int = 0
     notes: list[str] = field(default_factory=list)
+    started_s: float | None = None  # a persistent player started before the match: its start-up
 
     @property
     def failed(self) -> bool:

@@ -24,8 +24,10 @@ Request:  {"argv": [...], "env": {...} or "env_changes": {name: value or null},
 Reply:    {"exit", "signal", "timed_out", "wall", "cpu", "peak_kb",
            "start_error", "killed", "stdout_tail", "stderr_tail"}
 {"ping": 1} is answered {"pong": true} (the referee waits for it, so the
-host's start-up is never charged to a player).  End of input: kill everything
-and exit.
+host's start-up is never charged to a player).  A request with
+"persistent": true and "step": k runs one step of the kept-alive player
+(run_persistent); one with "prestart": true starts it before the match
+(prestart).  End of input: kill everything and exit.
 """
 from __future__ import annotations
 
@@ -444,9 +446,10 @@ class Persistent:
         self.cpu_mark = 0.0
         self.pending = b""
         self.death = None  # (status, rusage) of a player that died between steps
+        self.fresh = False  # started, and not yet asked for a step
 
     def alive(self) -> bool:
-        if self.pid is None:
+        if self.pid is None or self.death is not None:
             return False
         try:
             wpid, status, usage = os.wait4(self.pid, os.WNOHANG)
@@ -465,7 +468,7 @@ class Persistent:
                 except OSError:
                     pass
         self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
-        self.death = None
+        self.death, self.fresh = None, False
 
     def start(self, req: dict, out: int, err: int) -> str | None:
         down_r, down_w = os.pipe2(os.O_CLOEXEC)
@@ -487,8 +490,30 @@ class Persistent:
             return f"could not start {req['argv'][0]!r}: {failure.decode('utf-8', 'replace')}"
         os.set_blocking(up_r, False)
         self.pid, self.to_player, self.from_player = pid, down_w, up_r
-        self.cpu_mark, self.pending = 0.0, b""
+        self.cpu_mark, self.pending, self.fresh = 0.0, b"", True
         return None
+
+    def budget(self, req: dict) -> None:
+        """Let it use the step's CPU budget on top of what it has used so
+        far (RLIMIT_CPU counts its whole life: SIGXCPU, then SIGKILL)."""
+        budget = float((req.get("rlimits") or {}).get("cpu", 0) or 0)
+        if budget:
+            soft = max(1, int(self.cpu_mark + budget + 0.999))
+            try:
+                resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+            except (OSError, ValueError):
+                pass
+
+    def idle(self) -> bool:
+        """Whether every thread of it sleeps (state S: blocked on its stdin,
+        a lock, a timer)."""
+        try:
+            for task in os.listdir(f"/proc/{self.pid}/task"):
+                if _proc(f"/proc/{self.pid}/task/{task}/stat").rsplit(b")", 1)[1].split()[0] != b"S":
+                    return False
+        except (OSError, IndexError):
+            return False
+        return True
 
     def cpu(self) -> float:
         """CPU seconds the live player used so far, all its threads, ended
@@ -580,15 +605,9 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
         if problem:
             reply["start_error"] = problem
             return _finish(reply, out, err, out_start, err_start, req, start)
-        reply["restarted"] = True
+    reply["restarted"], player.fresh = player.fresh, False
     player.drain(out)  # whatever came after an earlier ``done`` is output, not an answer
-    budget = float((req.get("rlimits") or {}).get("cpu", 0) or 0)
-    if budget:
-        soft = max(1, int(player.cpu_mark + budget + 0.999))
-        try:
-            resource.prlimit(player.pid, resource.RLIMIT_CPU, (soft, soft + 1))
-        except (OSError, ValueError):
-            pass
+    player.budget(req)
     deadline = start + float(req["hard"])
     pid = player.pid
     try:
@@ -624,6 +643,46 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
         _ended(reply, player, status, usage)
         reply["killed"] = sweep(pid1, None)
     return _finish(reply, out, err, out_start, err_start, req, start)
+
+
+IDLE_POLL_MS = 2  # idle: no CPU used over this long, and every thread asleep
+
+
+def prestart(req: dict, pid1: bool, control: int) -> dict:
+    """Start the persistent player before the match's first step and wait
+    until it is idle (its start-up done, waiting for ``step``), at most
+    ``req["hard"]`` seconds.  Its CPU from now on counts against its first
+    step; a death is that step's result (run_persistent).  Reply:
+    ``{"start_error", "ready", "wall"}``."""
+    player = PERSISTENT
+    start = time.monotonic()
+    if player.pid is None:
+        out, err, _, _ = _outputs(req)
+        problem = player.start(req, out, err)
+        if problem:
+            return {"start_error": problem, "ready": False, "wall": time.monotonic() - start}
+        player.budget(req)
+    if not player.alive():
+        return {"start_error": None, "ready": False, "wall": time.monotonic() - start}
+    deadline = start + float(req["hard"])
+    pidfd, poller = _watch(player.pid, control)
+    last, ready = -1.0, False
+    try:
+        while player.alive():
+            used = player.cpu()
+            if used == last and player.idle():
+                ready = True
+                break
+            last = used
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            if any(fd == control for fd, _ in poller.poll(min(IDLE_POLL_MS, int(remaining * 1000) + 1))):
+                sweep(pid1, None)
+                os._exit(0)
+    finally:
+        os.close(pidfd)
+    return {"start_error": None, "ready": ready, "wall": time.monotonic() - start}
 
 
 def _ended(reply: dict, player: Persistent, status: int, usage) -> None:
@@ -749,6 +808,8 @@ def main() -> None:
                 reply = {"pong": True}
             elif req.get("persistent"):
                 reply = run_persistent(req, pid1, control)
+            elif req.get("prestart"):
+                reply = prestart(req, pid1, control)
             else:
                 reply = run(req, pid1, control, answer)
         except Exception as exc:  # noqa: BLE001 - a bad request must not kill the host
@@ -765,6 +826,7 @@ def main() -> None:
             except OSError:
                 pass
     sweep(pid1, None)
+    os._exit(0)  # everything is flushed: the interpreter's tear-down only delays the referee
 
 
 if __name__ == "__main__":

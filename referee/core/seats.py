@@ -10,8 +10,11 @@ the next step."""
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import json
 import os
+import py_compile
 import select
 import signal
 import subprocess
@@ -24,6 +27,10 @@ from . import sandbox as sandbox_mod
 from .runner import LINUX, Limits, RunResult, rlimit_values
 
 HOST_SCRIPT = Path(__file__).with_name("seathost.py")
+# Imported, not run as a script: its compiled form is then read from
+# __pycache__, where a script is compiled anew at every start (~5 ms a host).
+# Appended to the path, so nothing beside it stands in for a standard module.
+HOST_CODE = f"import sys; sys.path.append({str(HOST_SCRIPT.parent)!r}); import seathost; seathost.main()"
 GRACE_S = 2.0  # how long past the hard limit the host may take to report
 START_TIMEOUT_S = 30.0
 
@@ -34,6 +41,17 @@ def available() -> bool:
     if os.environ.get("REFEREE_RUNNER", "host") not in ("", "host"):
         return False
     return LINUX and hasattr(os, "pidfd_open")
+
+
+@functools.cache
+def _compile_host() -> None:
+    """Write the host's __pycache__ entry if it is missing (an editable
+    install run only in the sandbox, where the host cannot write it); once
+    per referee.  Without it the host still starts, compiling itself."""
+    cached = importlib.util.cache_from_source(str(HOST_SCRIPT))
+    if not os.path.exists(cached):
+        with contextlib.suppress(Exception):
+            py_compile.compile(str(HOST_SCRIPT), cfile=cached, doraise=True)
 
 
 class SeatHost:
@@ -48,20 +66,13 @@ class SeatHost:
         self.fixed: dict[str, int] | None = None  # the limits (but CPU) this host took on
         self.player: tuple[int, int] | None = None  # (pidfd, pid) of the step's player, when told
         self.sent_env: dict[str, str] | None = None  # the environment this host was last told
+        self.started_s: float | None = None  # a prestarted player's start-up, to report at its first step
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:
         """Start the host and wait until it answers; None, or why it could not
         start (then the next step tries again)."""
-        self._start(player_argv)
-        assert self.proc is not None
-        reply = self._ask(b'{"ping":1}\n', time.monotonic() + START_TIMEOUT_S)
-        if reply is not None and reply.get("pong"):
-            return None
-        self._kill(self.proc)
-        self.proc = None
-        what = "sandbox" if self.sandbox.on else "seat host"
-        return f"the seat's {what} did not start: {self._log_tail() or 'no message'}"
+        return start_hosts([(self, player_argv)])[0]
 
     def _log_tail(self) -> str:
         try:
@@ -71,7 +82,8 @@ class SeatHost:
         return lines[-1][:300] if lines else ""
 
     def _start(self, player_argv: Sequence[str]) -> None:
-        host = [sys.executable, "-S", "-I", str(HOST_SCRIPT)]
+        _compile_host()
+        host = [sys.executable, "-S", "-I", "-c", HOST_CODE]
         if self.sandbox.on:
             argv = sandbox_mod.wrap(self.sandbox, [*host, "--pid1"], self.seat_dir, self.hidden,
                                     player_argv)
@@ -86,22 +98,7 @@ class SeatHost:
 
     def close(self) -> None:
         """End the host (and, with it, anything of the seat still running)."""
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-        # Its stdout ends when it exits: wait for that, not in Popen.wait's
-        # sleep-and-poll loop (tens of ms per seat per match).
-        with contextlib.suppress(OSError, ValueError):
-            while select.select([proc.stdout], [], [], 5)[0] and proc.stdout.read(1 << 16):
-                pass
-        try:
-            proc.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            self._kill(proc)
-        with contextlib.suppress(OSError):
-            proc.stdout.close()
+        close_hosts([self])
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:
@@ -124,8 +121,7 @@ class SeatHost:
         that step.  ``meanwhile`` is called once the request is sent: the
         caller's own work overlaps the player's run (it must be short: the
         reply's arrival is only seen once it returns)."""
-        rlimits = rlimit_values(limits)
-        fixed = {name: value for name, value in rlimits.items() if name != "cpu"}
+        fixed = self._fixed(limits)
         if self.proc is not None and self.fixed is not None and fixed != self.fixed:
             self.close()  # the host lowered its own limits to these: a new one takes others
         if self.proc is None or self.proc.poll() is not None:
@@ -137,13 +133,10 @@ class SeatHost:
                 return RunResult(start_error=problem)
         self.fixed = fixed
         assert self.proc is not None and self.proc.stdin and self.proc.stdout
-        request = {"argv": list(argv), **self._env_request(env), "cwd": str(self.seat_dir),
-                   "hard": limits.hard_time, "rlimits": rlimits,
-                   "stdout": str(Path(stdout_path).absolute()),
-                   "stderr": str(Path(stderr_path).absolute()),
-                   "output_kb": limits.output_kb}
+        request = self._request(argv, env, limits, stdout_path, stderr_path)
         if persistent_step is not None:
             request.update(persistent=True, step=persistent_step)
+        started_s, self.started_s = self.started_s, None
         started = time.monotonic()
         try:
             reply = self._ask(json.dumps(request).encode() + b"\n", started + limits.hard_time + GRACE_S,
@@ -165,10 +158,35 @@ class SeatHost:
                            stdout_tail=reply["stdout_tail"], stderr_tail=reply["stderr_tail"])
         if reply.get("restarted"):
             result.notes.append("started")
+        result.started_s = started_s
         # The referee's clock decides: past the hard limit is a TIMEOUT, whatever
         # the player did to the clocks meanwhile.
         result.timed_out = bool(reply["timed_out"]) or wall > limits.hard_time
         return result
+
+    def prestart_request(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
+                         stdout_path: Path, stderr_path: Path) -> bytes | None:
+        """The request that starts the persistent player ``argv`` before the
+        match (see :func:`prestart`), or None if this host is not up."""
+        if self.proc is None:
+            return None
+        self.fixed = self._fixed(limits)
+        request = self._request(argv, env, limits, stdout_path, stderr_path)
+        request["prestart"] = True
+        return json.dumps(request).encode() + b"\n"
+
+    @staticmethod
+    def _fixed(limits: Limits) -> dict[str, int]:
+        """The limits a host takes on itself for its players (all but CPU)."""
+        return {name: value for name, value in rlimit_values(limits).items() if name != "cpu"}
+
+    def _request(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
+                 stdout_path: Path, stderr_path: Path) -> dict:
+        return {"argv": list(argv), **self._env_request(env), "cwd": str(self.seat_dir),
+                "hard": limits.hard_time, "rlimits": rlimit_values(limits),
+                "stdout": str(Path(stdout_path).absolute()),
+                "stderr": str(Path(stderr_path).absolute()),
+                "output_kb": limits.output_kb}
 
     def _env_request(self, env: Mapping[str, str]) -> dict:
         """The environment as this host is told it: whole the first time, then
@@ -251,3 +269,115 @@ class SeatHost:
             with contextlib.suppress(OSError):
                 os.close(self.player[0])
             self.player = None
+
+
+# ----- several hosts at once, before a match's first step
+def start_hosts(starts: Sequence[tuple[SeatHost, Sequence[str]]]) -> list[str | None]:
+    """Start seat hosts all at once and wait until each answers: one after
+    the other, each host's Python start-up (~20 ms) was paid in turn.  For
+    each, None or why it could not start (its next step tries again)."""
+    for host, player_argv in starts:
+        host._start(player_argv)
+    replies = _exchange([(host, b'{"ping":1}\n', START_TIMEOUT_S) for host, _ in starts], len(starts))
+    problems: list[str | None] = []
+    for (host, _), (reply, _) in zip(starts, replies):
+        if reply is not None and reply.get("pong"):
+            problems.append(None)
+            continue
+        assert host.proc is not None
+        host._kill(host.proc)
+        host.proc = None
+        what = "sandbox" if host.sandbox.on else "seat host"
+        problems.append(f"the seat's {what} did not start: {host._log_tail() or 'no message'}")
+    return problems
+
+
+def close_hosts(hosts: Sequence[SeatHost]) -> None:
+    """End hosts (and, with them, anything of their seats still running):
+    all are told first, then waited for, so that their exits overlap."""
+    procs = [host.proc for host in hosts if host.proc is not None]
+    for host in hosts:
+        host.proc = None
+    for proc in procs:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+    for proc in procs:
+        # Its stdout ends when it exits: wait for that, not in Popen.wait's
+        # sleep-and-poll loop (tens of ms per seat per match).
+        with contextlib.suppress(OSError, ValueError):
+            while select.select([proc.stdout], [], [], 5)[0] and proc.stdout.read(1 << 16):
+                pass
+        try:
+            proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            SeatHost._kill(proc)
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+
+
+def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:
+    """Start persistent players before the match's first step, as many at a
+    time as there are cores, each waited for until it is idle (blocked with
+    no CPU used: its start-up done) or for at most its seconds.  Its start-up
+    wall time is not charged (as between steps); its CPU counts against its
+    first step.  A host that fails here is started afresh at that step."""
+    replies = _exchange([(host, request, wait + GRACE_S) for host, request, wait in asks], cores())
+    for (host, _, _), (reply, wall) in zip(asks, replies):
+        if reply is None or "host_error" in reply:
+            host._abandon()
+        elif not reply.get("start_error"):
+            host.started_s = wall  # a start error is reported (and retried) at the first step
+
+
+def cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _exchange(asks: Sequence[tuple[SeatHost, bytes, float]], at_once: int
+              ) -> list[tuple[dict | None, float]]:
+    """Send each host its request (at most ``at_once`` unanswered) and
+    collect the one-line replies: (the reply, or None if the host died or
+    did not answer within its seconds; the seconds from request to reply)."""
+    results: list[tuple[dict | None, float]] = [(None, 0.0)] * len(asks)
+    todo = list(range(len(asks)))[::-1]
+    waiting: dict[int, tuple[int, float, bytearray]] = {}  # stdout fd: (ask, sent at, what came)
+    while todo or waiting:
+        while todo and len(waiting) < at_once:
+            index = todo.pop()
+            host, request, _ = asks[index]
+            assert host.proc is not None and host.proc.stdin and host.proc.stdout
+            try:
+                host.proc.stdin.write(request)
+            except OSError:
+                continue
+            waiting[host.proc.stdout.fileno()] = (index, time.monotonic(), bytearray())
+        now = time.monotonic()
+        for fd, (index, sent, _) in list(waiting.items()):
+            if now - sent >= asks[index][2]:
+                results[index] = (None, now - sent)
+                del waiting[fd]
+        if not waiting:
+            continue
+        timeout = min(sent + asks[index][2] for index, sent, _ in waiting.values()) - now
+        ready, _, _ = select.select(list(waiting), [], [], max(0.0, timeout))
+        for fd in ready:
+            index, sent, came = waiting[fd]
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            came += chunk
+            if chunk and b"\n" not in came:
+                continue
+            del waiting[fd]
+            reply = None
+            if chunk:
+                try:
+                    reply = json.loads(came.split(b"\n", 1)[0])
+                except ValueError:
+                    pass
+            results[index] = (reply if isinstance(reply, dict) else None, time.monotonic() - sent)
+    return results
