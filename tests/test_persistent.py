@@ -45,6 +45,9 @@ def _program(make_player, misbehave: str = "pass", after: str = "pass", startup:
                        .replace("{startup}", startup))
 
 
+BURN = "end = time.process_time() + {s}\nwhile time.process_time() < end: pass"
+
+
 def _calls(record) -> list[tuple[int, int]]:
     lines = [ln.split() for ln in (record.get("stdout") or "").splitlines() if ln.startswith("call")]
     return [(int(w[1]), int(w[3])) for w in lines]
@@ -158,8 +161,37 @@ def test_cpu_of_a_thread_that_ended_is_charged_to_its_step(tmp_path, make_player
     assert mine[5]["cpu_ms"] < 380  # and not charged again
 
 
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_the_cpu_limit_is_per_step_however_much_cpu_the_player_used_before(
+        tmp_path, make_player, sandbox):
+    # 0.4 s of CPU a step against a 1 s CPU limit: over the match it uses
+    # several times the limit, but no step goes over it.  (The limit's hard
+    # value cannot be raised by an unprivileged host, as in the sandbox.)
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, BURN.format(s=0.4).replace(chr(10), chr(10) + '    '))}",
+               "builtin:random", seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
+               extra=("--sandbox", sandbox, "--set", "cpu_time=1", "--time-limit", "5", "--set", "hard_time=5"))
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert sum(r["cpu_ms"] for r in mine) > 2000, [r["cpu_ms"] for r in mine]
+    assert {r["verdict"] for r in mine} <= {"OK", "LATE"}, [r.get("message") for r in mine]
+
+
+
+def test_a_player_that_ignores_sigxcpu_is_still_held_to_the_cpu_limit(tmp_path, make_player):
+    ignore = ("if step == 3:\n"
+              "        import signal\n"
+              "        signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+              "        " + BURN.format(s=2.5).replace(chr(10), chr(10) + "        "))
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, ignore)}", "builtin:random",
+               seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
+               extra=("--policy", "random", "--set", "cpu_time=1", "--time-limit", "5", "--set", "hard_time=5"))
+    mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
+    assert mine[1]["verdict"] == "OK" and mine[3]["verdict"] == "CPU_LIMIT", mine[3]
+    assert mine[5]["verdict"] == "OK"  # started again
+
+
 # ----- started before the match's first step
-BURN = "end = time.process_time() + {s}\nwhile time.process_time() < end: pass"
 
 
 def test_players_start_before_the_match_and_their_start_up_cpu_counts_at_their_first_step(

@@ -493,16 +493,23 @@ class Persistent:
         self.cpu_mark, self.pending, self.fresh = 0.0, b"", True
         return None
 
-    def budget(self, req: dict) -> None:
-        """Let it use the step's CPU budget on top of what it has used so
-        far (RLIMIT_CPU counts its whole life: SIGXCPU, then SIGKILL)."""
+    def budget(self, req: dict) -> float:
+        """Let it use the step's CPU budget (returned; 0: none) on top of
+        what it has used so far: RLIMIT_CPU counts its whole life.  Only the
+        soft limit moves (SIGXCPU): raising a hard one takes a privilege the
+        host lacks, so a player that ignores SIGXCPU is killed by
+        run_persistent instead."""
         budget = float((req.get("rlimits") or {}).get("cpu", 0) or 0)
         if budget:
             soft = max(1, int(self.cpu_mark + budget + 0.999))
             try:
-                resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+                _, hard = resource.prlimit(self.pid, resource.RLIMIT_CPU)
+                if hard != resource.RLIM_INFINITY:
+                    soft = min(soft, hard)
+                resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, hard))
             except (OSError, ValueError):
                 pass
+        return budget
 
     def idle(self) -> bool:
         """Whether every thread of it sleeps (state S: blocked on its stdin,
@@ -607,7 +614,7 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
             return _finish(reply, out, err, out_start, err_start, req, start)
     reply["restarted"], player.fresh = player.fresh, False
     player.drain(out)  # whatever came after an earlier ``done`` is output, not an answer
-    player.budget(req)
+    budget = player.budget(req)
     deadline = start + float(req["hard"])
     pid = player.pid
     try:
@@ -630,6 +637,10 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
     finally:
         os.close(pidfd)
     reply["wall"] = time.monotonic() - start
+    if status is None and not reply["timed_out"] and budget and player.cpu() - player.cpu_mark > budget + 1:
+        # It outlived its SIGXCPU: killed, as a spawned player is a second past the limit.
+        os.kill(pid, signal.SIGKILL)
+        _, status, usage = os.wait4(pid, 0)
     if status is None and not reply["timed_out"]:  # it answered
         now = player.cpu()
         reply["cpu"], player.cpu_mark = max(0.0, now - player.cpu_mark), now
