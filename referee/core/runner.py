@@ -107,6 +107,13 @@ class RunResult:
         return self.start_error is not None or self.exit_code != 0
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where there is one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def rlimit_values(limits: Limits) -> dict[str, int]:
     """The rlimits a step's process gets, by name (cpu in whole seconds,
     sizes in bytes); the address-space limit only where it works (Linux)."""

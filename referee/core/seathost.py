@@ -71,6 +71,12 @@ def _proc(path: str) -> bytes:
         os.close(fd)
 
 
+def _state(stat_path: str) -> bytes:
+    """The state letter (R, S, D, Z, ...) in a /proc stat file (OSError or
+    IndexError if it is gone)."""
+    return _proc(stat_path).rsplit(b")", 1)[1].split()[0]
+
+
 def _children() -> list[int]:
     pids: list[int] = []
     try:
@@ -246,14 +252,15 @@ def _child(req: dict, out: int, err: int, report: int, stdin: int | None = None)
             os._exit(127)
 
 
-def _forked(req: dict, out: int, err: int) -> tuple[int | None, str | None]:
+def _forked(req: dict, out: int, err: int, stdin: int | None = None) -> tuple[int | None, str | None]:
     """Start the player by fork, setting its rlimits in the child:
-    (pid, None), or (None, why it could not start)."""
+    (pid, None), or (None, why it could not start).  ``stdin``: a kept-alive
+    player's request pipe (see :func:`_child`)."""
     report_r, report_w = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
     if pid == 0:
         os.close(report_r)
-        _child(req, out, err, report_w)
+        _child(req, out, err, report_w, stdin)
     os.close(report_w)
     failure = os.read(report_r, 600)  # EOF at exec: the pipe is close-on-exec
     os.close(report_r)
@@ -473,21 +480,13 @@ class Persistent:
     def start(self, req: dict, out: int, err: int) -> str | None:
         down_r, down_w = os.pipe2(os.O_CLOEXEC)
         up_r, up_w = os.pipe2(os.O_CLOEXEC)
-        report_r, report_w = os.pipe2(os.O_CLOEXEC)
-        pid = os.fork()
-        if pid == 0:
-            os.close(report_r)
-            _child(req, up_w, err, report_w, down_r)
-        os.close(report_w)
+        pid, failure = _forked(req, up_w, err, stdin=down_r)
         os.close(down_r)
         os.close(up_w)
-        failure = os.read(report_r, 600)
-        os.close(report_r)
-        if failure:
-            os.waitpid(pid, 0)
+        if pid is None:
             os.close(down_w)
             os.close(up_r)
-            return f"could not start {req['argv'][0]!r}: {failure.decode('utf-8', 'replace')}"
+            return failure
         os.set_blocking(up_r, False)
         self.pid, self.to_player, self.from_player = pid, down_w, up_r
         self.cpu_mark, self.pending, self.fresh = 0.0, b"", True
@@ -516,7 +515,7 @@ class Persistent:
         a lock, a timer)."""
         try:
             for task in os.listdir(f"/proc/{self.pid}/task"):
-                if _proc(f"/proc/{self.pid}/task/{task}/stat").rsplit(b")", 1)[1].split()[0] != b"S":
+                if _state(f"/proc/{self.pid}/task/{task}/stat") != b"S":
                     return False
         except (OSError, IndexError):
             return False
@@ -716,7 +715,7 @@ def _finish(reply: dict, out: int, err: int, out_start: int, err_start: int, req
 
 def _zombie(pid: int) -> bool:
     try:
-        return _proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()[0] == b"Z"
+        return _state(f"/proc/{pid}/stat") == b"Z"
     except (OSError, IndexError):
         return True  # gone
 

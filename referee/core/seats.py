@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from . import sandbox as sandbox_mod
-from .runner import LINUX, Limits, RunResult, rlimit_values
+from .runner import LINUX, Limits, RunResult, rlimit_values, usable_cores
 
 HOST_SCRIPT = Path(__file__).with_name("seathost.py")
 # Imported, not run as a script: its compiled form is then read from
@@ -225,13 +225,8 @@ class SeatHost:
                     return None
                 buffer += chunk
             line, buffer = buffer.split(b"\n", 1)
-            try:
-                reply = json.loads(line)
-            except ValueError:
-                return None
-            if not isinstance(reply, dict):
-                return None
-            if "started" not in reply:
+            reply = _reply(line)
+            if reply is None or "started" not in reply:
                 return reply
             self._watch_player(reply["started"])
 
@@ -284,9 +279,7 @@ def start_hosts(starts: Sequence[tuple[SeatHost, Sequence[str]]]) -> list[str | 
         if reply is not None and reply.get("pong"):
             problems.append(None)
             continue
-        assert host.proc is not None
-        host._kill(host.proc)
-        host.proc = None
+        host._abandon()
         what = "sandbox" if host.sandbox.on else "seat host"
         problems.append(f"the seat's {what} did not start: {host._log_tail() or 'no message'}")
     return problems
@@ -321,19 +314,12 @@ def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:
     no CPU used: its start-up done) or for at most its seconds.  Its start-up
     wall time is not charged (as between steps); its CPU counts against its
     first step.  A host that fails here is started afresh at that step."""
-    replies = _exchange([(host, request, wait + GRACE_S) for host, request, wait in asks], cores())
+    replies = _exchange([(host, request, wait + GRACE_S) for host, request, wait in asks], usable_cores())
     for (host, _, _), (reply, wall) in zip(asks, replies):
         if reply is None or "host_error" in reply:
             host._abandon()
         elif not reply.get("start_error"):
             host.started_s = wall  # a start error is reported (and retried) at the first step
-
-
-def cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def _exchange(asks: Sequence[tuple[SeatHost, bytes, float]], at_once: int
@@ -373,11 +359,15 @@ def _exchange(asks: Sequence[tuple[SeatHost, bytes, float]], at_once: int
             if chunk and b"\n" not in came:
                 continue
             del waiting[fd]
-            reply = None
-            if chunk:
-                try:
-                    reply = json.loads(came.split(b"\n", 1)[0])
-                except ValueError:
-                    pass
-            results[index] = (reply if isinstance(reply, dict) else None, time.monotonic() - sent)
+            reply = _reply(came.split(b"\n", 1)[0]) if chunk else None
+            results[index] = (reply, time.monotonic() - sent)
     return results
+
+
+def _reply(line: bytes) -> dict | None:
+    """A host's message line, or None if it is not one (a JSON object)."""
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        return None
+    return reply if isinstance(reply, dict) else None

@@ -6,13 +6,13 @@ interrupted; the last two leave a state that ``--resume`` finishes.
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
 from referee.core.preflight import check_entrants
+from referee.core.runner import usable_cores
 
 from .config import load_config
 from .runner import Tournament
@@ -20,9 +20,7 @@ from .standings import text_table
 
 
 def default_jobs() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
+    return usable_cores()
 
 
 @click.command("tournament")
