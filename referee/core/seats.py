@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
-import json
+import marshal
 import os
 import py_compile
 import select
@@ -139,7 +139,7 @@ class SeatHost:
         started_s, self.started_s = self.started_s, None
         started = time.monotonic()
         try:
-            reply = self._ask(json.dumps(request).encode() + b"\n", started + limits.hard_time + GRACE_S,
+            reply = self._ask(message(request), started + limits.hard_time + GRACE_S,
                               meanwhile)
         except BaseException:  # Ctrl-C or a kill of the referee: the step dies with it
             self._abandon()
@@ -173,7 +173,7 @@ class SeatHost:
         self.fixed = self._fixed(limits)
         request = self._request(argv, env, limits, stdout_path, stderr_path)
         request["prestart"] = True
-        return json.dumps(request).encode() + b"\n"
+        return message(request)
 
     @staticmethod
     def _fixed(limits: Limits) -> dict[str, int]:
@@ -273,7 +273,7 @@ def start_hosts(starts: Sequence[tuple[SeatHost, Sequence[str]]]) -> list[str | 
     each, None or why it could not start (its next step tries again)."""
     for host, player_argv in starts:
         host._start(player_argv)
-    replies = _exchange([(host, b'{"ping":1}\n', START_TIMEOUT_S) for host, _ in starts], len(starts))
+    replies = _exchange([(host, message({"ping": 1}), START_TIMEOUT_S) for host, _ in starts], len(starts))
     problems: list[str | None] = []
     for (host, _), (reply, _) in zip(starts, replies):
         if reply is not None and reply.get("pong"):
@@ -364,10 +364,16 @@ def _exchange(asks: Sequence[tuple[SeatHost, bytes, float]], at_once: int
     return results
 
 
+def message(request: dict) -> bytes:
+    """A request line for a host (``seathost.decode`` reads it; see
+    ``seathost.encode`` for why marshal, as hex)."""
+    return marshal.dumps(request).hex().encode() + b"\n"
+
+
 def _reply(line: bytes) -> dict | None:
-    """A host's message line, or None if it is not one (a JSON object)."""
+    """A host's message line, or None if it is not one (a dict)."""
     try:
-        reply = json.loads(line)
-    except ValueError:
+        reply = marshal.loads(bytes.fromhex(line.decode("ascii")))
+    except (ValueError, EOFError, TypeError, UnicodeDecodeError):
         return None
     return reply if isinstance(reply, dict) else None
