@@ -17,7 +17,13 @@ Rows, all from the same run:
   its return), and how that splits: before the first step (folders, seat
   hosts, and the persistent players started, all seats at once), the steps,
   and after.  A kept-alive player still starts once per match, as costly as
-  one spawned step, and so does its seat host.
+  one spawned step, and so does its seat host;
+- the floor under that ratio: the same match's turns played by the same two
+  greedy programs kept alive without any referee (started together, each
+  waited for until it blocks on its stdin, then sent ``step <k>`` in turn,
+  with the Board.txt it saw in the match), over the spawned matches.  Only a
+  referee that costs nothing (no seat host, no sandbox, no files of its own)
+  would reach it.
 
 The machine is shared and noisy: the matches of each kind are interleaved
 (one of each, again and again), so that load falls on all alike."""
@@ -33,6 +39,7 @@ import time
 from pathlib import Path
 
 from bench_core import Clock, print_table, timed_match  # run as a script from this folder
+from referee import replay
 from referee.core.match import MatchSpec, run_match
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +94,54 @@ def bare_exchange(root: Path, argv: list[str], steps: int) -> list[float]:
     return times
 
 
+def blocked(pid: int) -> bool:
+    """Whether ``pid`` sleeps on a pipe read (its stdin: the kept-alive
+    player waiting for ``step``)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        return state == b"S" and b"pipe" in Path(f"/proc/{pid}/wchan").read_bytes()
+    except (OSError, IndexError):
+        return False
+
+
+def bare_match(root: Path, match: Path) -> float:
+    """Wall seconds of the turns of the match in folder ``match`` replayed by
+    its two greedy programs kept alive, without the referee: both started at
+    once and waited for until blocked on stdin, then each step's Board.txt
+    written and ``step <k>`` sent to its player, ``done`` awaited."""
+    played = replay.load(match)
+    game, state = played.game, played.initial
+    turns = []
+    for record, after in played.states():
+        turns.append((record["player"], game.board_text(state, record["player"])))
+        state = after
+    script = ROOT / "players" / "cantris" / "greedy.py"
+    env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_GAME="cantris")
+    folders = {seat: root / f"bare{seat}" for seat in (1, 2)}
+    start = time.perf_counter()
+    seats = {}
+    for seat, folder in folders.items():
+        folder.mkdir(exist_ok=True)
+        seats[seat] = subprocess.Popen([sys.executable, "-P", str(script)], cwd=folder,
+                                       env=dict(env, REFEREE_PLAYER=str(seat)),
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    try:
+        while not all(blocked(p.pid) for p in seats.values()):
+            time.sleep(0.0002)
+        for k, (seat, board) in enumerate(turns, start=1):
+            player = seats[seat]
+            assert player.stdin is not None and player.stdout is not None
+            (folders[seat] / "Board.txt").write_text(board)
+            player.stdin.write(f"step {k}\n".encode())
+            assert player.stdout.readline() == b"done\n"
+        return time.perf_counter() - start
+    finally:
+        for player in seats.values():
+            assert player.stdin is not None
+            player.stdin.close()
+            player.wait()
+
+
 def timed(root: Path, players: list[str], tag: str, seed: int,
           cpu: list | None = None) -> tuple[list[float], list[float]]:
     """(each step's time, each step's player turn as logged), in seconds."""
@@ -109,6 +164,7 @@ def main() -> None:
     trivial_cpu: list[tuple[float, float]] = []
     kept: list[tuple[float, float, float]] = []
     spawned: list[tuple[float, float, float]] = []
+    floor: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "trivial.py").write_text(TRIVIAL)
@@ -122,6 +178,7 @@ def main() -> None:
             trivial_cpu += cpu[2:]
             kept.append(whole(root, ["persistent:builtin:greedy"] * 2, "kept", seed))
             spawned.append(whole(root, ["builtin:greedy"] * 2, "spawned", seed))
+            floor.append(bare_match(root, root / f"kept-{seed}"))
     median = statistics.median
     own = [t - r for t, r in zip(trivial_steps, trivial_turns)]
     rows = [
@@ -146,6 +203,10 @@ def main() -> None:
          f"{median(m[1] for m in spawned) * 1000:.1f} / {median(m[1] for m in kept) * 1000:.1f} ms", ""),
         ("  the steps alone, persistent / spawned", f"{steps[1]:.3f} / {steps[0]:.3f} s",
          f"{steps[1] / steps[0]:.3f}"),
+        ("floor: the same turns by the two greedy programs kept alive, no referee",
+         f"{sum(floor):.3f} s", f"{sum(floor) / total[0]:.3f}"),
+        ("  the persistent matches over that floor, per match",
+         f"{(total[1] - sum(floor)) / MATCHES * 1000:.1f} ms", ""),
     ]
     print_table(rows)
 
