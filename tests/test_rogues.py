@@ -160,9 +160,10 @@ ROGUES: dict[str, Rogue] = {
     "kills_its_host": Rogue("tried(lambda: os.kill(os.getppid(), signal.SIGKILL)); time.sleep(1); decide()",
                             {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
     "forges_host_reply": Rogue(  # if taken, the referee reads decision.txt before it is written
-        "tried(lambda: os.write(os.open(f'/proc/{os.getppid()}/fd/1', os.O_WRONLY), json.dumps(dict("
+        # (a reply line as seathost.encode writes it: marshal, as hex)
+        "tried(lambda: os.write(os.open(f'/proc/{os.getppid()}/fd/1', os.O_WRONLY), __import__('marshal').dumps(dict("
         "exit=0, signal=None, timed_out=False, wall=0.0, cpu=0.0, peak_kb=1, start_error=None, killed=0,"
-        " stdout_tail='forged', stderr_tail='')).encode() + b'\\n')); time.sleep(0.5); decide()",
+        " stdout_tail='forged', stderr_tail='')).hex().encode() + b'\\n')); time.sleep(0.5); decide()",
         ordinary_user=True),
     "kills_referee": Rogue("tried(lambda: os.kill(referee_pid(), signal.SIGKILL)); decide()",
                            verify={"bwrap": "ok", "none": "unfinished"}, sandbox_only=True),
