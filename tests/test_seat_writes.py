@@ -7,8 +7,10 @@ the step's limits on itself so that a player it starts by posix_spawn
 inherits them (a new host when they change)."""
 from __future__ import annotations
 
+import marshal
 import os
 import sys
+import time
 
 import pytest
 
@@ -315,6 +317,26 @@ def test_a_host_is_told_only_what_changed_in_the_environment_and_keeps_output_fi
         assert not (seat_dir / "out.txt").is_symlink()
         assert (seat_dir / "out.txt").read_text() == "step 4 extra b\n"
         assert (seat_dir / "secret.txt").read_text() == "keep me\n"
+    finally:
+        host.close()
+
+
+def test_the_host_channel_reads_its_own_lines_and_refuses_anything_else(tmp_path):
+    """A host line is a dict in marshal form, as hex: one the referee wrote
+    reads back whole; JSON, non-hex, a non-dict or a cut line is not a reply
+    (the host counts as not answering); a request the host cannot read gets a
+    host_error, and the host goes on answering."""
+    assert seats._reply(seats.message({"pong": True, "tail": "é\n"}).rstrip(b"\n")) == {"pong": True, "tail": "é\n"}
+    for line in (b'{"pong": true}', b"zz", marshal.dumps([1]).hex().encode(),
+                 seats.message({"pong": True})[:-7], b"", "é".encode()):
+        assert seats._reply(line) is None, line
+    seat_dir = tmp_path / "players" / "p1"
+    (seat_dir / "step_logs").mkdir(parents=True)
+    host = SeatHost(seat_dir, resolve("none"))
+    try:
+        assert host.start([sys.executable]) is None
+        assert "host_error" in host._ask(b'{"ping": 1}\n', time.monotonic() + 10)
+        assert host._ask(seats.message({"ping": 1}), time.monotonic() + 10) == {"pong": True}
     finally:
         host.close()
 

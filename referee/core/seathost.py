@@ -57,21 +57,22 @@ def _prctl():
 
 
 PRCTL = _prctl()
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def encode(message: dict) -> str:
-    """One line of the channel to the referee (``seats.message`` is the other
-    end).  Marshal is built in: json, with the re and enum it imports, was
-    ~5 ms of each host's start-up.  Both ends run the same Python, so its
-    format matches; hex keeps a newline out of the line."""
+    """One line of the channel to the referee (``seats._reply`` reads it).
+    Marshal is built in: json, with the re and enum it imports, was ~5 ms of
+    each host's start-up.  Both ends run the same Python, so its format
+    matches; hex keeps a newline out of the line."""
     return marshal.dumps(message).hex() + "\n"
 
 
 def decode(line: str) -> dict:
+    """A request line from the referee (``seats.message`` writes it)."""
     return marshal.loads(bytes.fromhex(line))
-PR_SET_PDEATHSIG = 1
-PR_SET_DUMPABLE = 4
-PR_SET_CHILD_SUBREAPER = 36
 
 
 def _proc(path: str) -> bytes:

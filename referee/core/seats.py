@@ -371,9 +371,11 @@ def message(request: dict) -> bytes:
 
 
 def _reply(line: bytes) -> dict | None:
-    """A host's message line, or None if it is not one (a dict)."""
+    """A host's message line, or None if it is not one (a dict).  Marshal is
+    trusted here as the host is: its stdout is closed to its player (see
+    ``seathost.main``, not dumpable), who prints into files, not into it."""
     try:
         reply = marshal.loads(bytes.fromhex(line.decode("ascii")))
-    except (ValueError, EOFError, TypeError, UnicodeDecodeError):
+    except (ValueError, EOFError, TypeError):
         return None
     return reply if isinstance(reply, dict) else None
