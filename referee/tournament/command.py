@@ -19,10 +19,6 @@ from .runner import Tournament
 from .standings import text_table
 
 
-def default_jobs() -> int:
-    return usable_cores()
-
-
 @click.command("tournament")
 @click.argument("config_file", metavar="CONFIG.yaml", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--resume", is_flag=True,
@@ -40,7 +36,7 @@ def tournament_command(config_file: Path, resume: bool, jobs: int | None, cluste
 
         play = DaskPlay(cluster)
     try:
-        summary = Tournament(config).run(jobs or (play.slots() if play else default_jobs()), resume, play)
+        summary = Tournament(config).run(jobs or (play.slots() if play else usable_cores()), resume, play)
     finally:
         if play is not None:
             play.close()

@@ -26,6 +26,7 @@ from referee.core import files
 from referee.core.errors import InputError
 from referee.core.match import default_out, prepare
 from referee.core.rng import derived_rng
+from referee.core.runner import usable_cores
 
 from .config import Entrant, TournamentConfig, match_spec
 from .journal import GameJob, GameRecord
@@ -319,7 +320,6 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
 
     import click
 
-    from .command import default_jobs
     from .config import _expand_boards
 
     if games is None:
@@ -353,7 +353,7 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
         play = DaskPlay(cluster)
         jobs = jobs or play.slots()
     try:
-        summary = run_series(config, jobs or default_jobs(), play, resume=resume)
+        summary = run_series(config, jobs or usable_cores(), play, resume=resume)
     finally:
         if play is not None:
             play.close()
