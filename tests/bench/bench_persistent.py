@@ -29,6 +29,7 @@ The machine is shared and noisy: the matches of each kind are interleaved
 (one of each, again and again), so that load falls on all alike."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import statistics
@@ -37,10 +38,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 from bench_core import Clock, print_table, timed_match  # run as a script from this folder
 from referee import replay
 from referee.core.match import MatchSpec, run_match
+from referee.core.seathost import _state
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARD = ROOT / "boards" / "cantris" / "10x5-1.txt"
@@ -63,34 +66,50 @@ run(play_games)
 MATCHES = 10
 
 
+@contextlib.contextmanager
+def kept_alive(root: Path, argv: list[str], tag: str) -> Iterator[dict[int, tuple[Path, subprocess.Popen]]]:
+    """Two copies of the SDK program ``argv`` started at once, kept alive as
+    a match's two seats (each in its folder ``<tag><seat>``), without the
+    referee: {seat: (folder, process)}; their stdin closed and they waited
+    for at the end."""
+    env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_GAME="cantris")
+    seats = {}
+    try:
+        for seat in (1, 2):
+            folder = root / f"{tag}{seat}"
+            folder.mkdir(exist_ok=True)
+            seats[seat] = folder, subprocess.Popen(argv, cwd=folder, env=dict(env, REFEREE_PLAYER=str(seat)),
+                                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        yield seats
+    finally:
+        for _, player in seats.values():
+            assert player.stdin is not None
+            player.stdin.close()
+            player.wait()
+
+
+def turn(player: subprocess.Popen, k: int) -> None:
+    """Send ``step <k>``; return at its ``done``."""
+    assert player.stdin is not None and player.stdout is not None
+    player.stdin.write(f"step {k}\n".encode())
+    assert player.stdout.readline() == b"done\n"
+
+
 def bare_exchange(root: Path, argv: list[str], steps: int) -> list[float]:
     """Each ``step`` / ``done`` round trip with two copies of the player kept
     alive and taking turns, as in a match, without the referee (each in its
     own folder, with its Board.txt, its old decision removed first)."""
-    env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_GAME="cantris")
-    seats = []
-    for seat in (1, 2):
-        folder = root / f"p{seat}"
-        folder.mkdir(exist_ok=True)
-        shutil.copyfile(BOARD, folder / "Board.txt")
-        seats.append((folder, subprocess.Popen(argv, cwd=folder, env=dict(env, REFEREE_PLAYER=str(seat)),
-                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)))
     times = []
-    try:
+    with kept_alive(root, argv, "p") as seats:
+        for folder, _ in seats.values():
+            shutil.copyfile(BOARD, folder / "Board.txt")
         for k in range(steps + 2):  # the first two start the programs: not counted
-            folder, player = seats[k % 2]
-            assert player.stdin is not None and player.stdout is not None
+            folder, player = seats[k % 2 + 1]
             (folder / "decision.txt").unlink(missing_ok=True)
             start = time.perf_counter()
-            player.stdin.write(f"step {k + 1}\n".encode())
-            assert player.stdout.readline() == b"done\n"
+            turn(player, k + 1)
             if k >= 2:
                 times.append(time.perf_counter() - start)
-    finally:
-        for _, player in seats:
-            assert player.stdin is not None
-            player.stdin.close()
-            player.wait()
     return times
 
 
@@ -98,8 +117,7 @@ def blocked(pid: int) -> bool:
     """Whether ``pid`` sleeps on a pipe read (its stdin: the kept-alive
     player waiting for ``step``)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        return state == b"S" and b"pipe" in Path(f"/proc/{pid}/wchan").read_bytes()
+        return _state(f"/proc/{pid}/stat") == b"S" and b"pipe" in Path(f"/proc/{pid}/wchan").read_bytes()
     except (OSError, IndexError):
         return False
 
@@ -115,31 +133,15 @@ def bare_match(root: Path, match: Path) -> float:
     for record, after in played.states():
         turns.append((record["player"], game.board_text(state, record["player"])))
         state = after
-    script = ROOT / "players" / "cantris" / "greedy.py"
-    env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_GAME="cantris")
-    folders = {seat: root / f"bare{seat}" for seat in (1, 2)}
     start = time.perf_counter()
-    seats = {}
-    for seat, folder in folders.items():
-        folder.mkdir(exist_ok=True)
-        seats[seat] = subprocess.Popen([sys.executable, "-P", str(script)], cwd=folder,
-                                       env=dict(env, REFEREE_PLAYER=str(seat)),
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    try:
-        while not all(blocked(p.pid) for p in seats.values()):
+    with kept_alive(root, [sys.executable, "-P", str(ROOT / "players" / "cantris" / "greedy.py")], "bare") as seats:
+        while not all(blocked(player.pid) for _, player in seats.values()):
             time.sleep(0.0002)
         for k, (seat, board) in enumerate(turns, start=1):
-            player = seats[seat]
-            assert player.stdin is not None and player.stdout is not None
-            (folders[seat] / "Board.txt").write_text(board)
-            player.stdin.write(f"step {k}\n".encode())
-            assert player.stdout.readline() == b"done\n"
+            folder, player = seats[seat]
+            (folder / "Board.txt").write_text(board)
+            turn(player, k)
         return time.perf_counter() - start
-    finally:
-        for player in seats.values():
-            assert player.stdin is not None
-            player.stdin.close()
-            player.wait()
 
 
 def timed(root: Path, players: list[str], tag: str, seed: int,
