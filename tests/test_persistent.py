@@ -176,7 +176,6 @@ def test_the_cpu_limit_is_per_step_however_much_cpu_the_player_used_before(
     assert {r["verdict"] for r in mine} <= {"OK", "LATE"}, [r.get("message") for r in mine]
 
 
-
 def test_a_player_that_ignores_sigxcpu_is_still_held_to_the_cpu_limit(tmp_path, make_player):
     ignore = ("if step == 3:\n"
               "        import signal\n"

@@ -269,7 +269,7 @@ class SeatHost:
 # ----- several hosts at once, before a match's first step
 def start_hosts(starts: Sequence[tuple[SeatHost, Sequence[str]]]) -> list[str | None]:
     """Start seat hosts all at once and wait until each answers: one after
-    the other, each host's Python start-up (~20 ms) was paid in turn.  For
+    the other, each host's start-up (~10-15 ms) was paid in turn.  For
     each, None or why it could not start (its next step tries again)."""
     for host, player_argv in starts:
         host._start(player_argv)
