@@ -11,6 +11,7 @@ import marshal
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -238,18 +239,23 @@ open("decision.txt", "w").write(" ".join(mem + files))
 """
 
 
+def _seat_host(tmp_path: Path, sandbox) -> tuple[Path, SeatHost]:
+    """A match's seat folder p1 (with its step_logs) and a host for it, not started."""
+    seat_dir = tmp_path / "players" / "p1"
+    (seat_dir / "step_logs").mkdir(parents=True)
+    return seat_dir, SeatHost(seat_dir, sandbox)
+
+
 @pytest.mark.skipif(not seats.available(), reason="needs a seat host")
 @pytest.mark.parametrize("box", ["none", "bwrap"])
 def test_a_spawned_player_gets_the_steps_limits_and_new_ones_get_a_new_host(tmp_path, box):
     sandbox = resolve(box if box == "none" else "auto")
     if box == "bwrap" and not sandbox.on:
         pytest.skip("bwrap cannot start here")
-    seat_dir = tmp_path / "players" / "p1"
-    (seat_dir / "step_logs").mkdir(parents=True)
+    seat_dir, host = _seat_host(tmp_path, sandbox)
     program = tmp_path / "limits.py"
     program.write_text(LIMITS_PLAYER)
     argv = [sys.executable, "-S", str(program)]
-    host = SeatHost(seat_dir, sandbox)
     try:
         assert host.start(argv) is None
         seen = []
@@ -285,13 +291,11 @@ def test_a_host_is_told_only_what_changed_in_the_environment_and_keeps_output_fi
     """The host gets the whole environment once, then only the changes (an
     unset variable too); it keeps the output files open between steps, but a
     file the player removed or replaced by a link is made again."""
-    seat_dir = tmp_path / "players" / "p1"
-    (seat_dir / "step_logs").mkdir(parents=True)
+    seat_dir, host = _seat_host(tmp_path, resolve("none"))
     (seat_dir / "secret.txt").write_text("keep me\n")
     program = tmp_path / "env.py"
     program.write_text(ENV_PLAYER)
     argv = [sys.executable, "-S", str(program)]
-    host = SeatHost(seat_dir, resolve("none"))
     sent = []
     real_ask = host._ask
     host._ask = lambda request, *rest: (sent.append(request), real_ask(request, *rest))[1]
@@ -330,9 +334,7 @@ def test_the_host_channel_reads_its_own_lines_and_refuses_anything_else(tmp_path
     for line in (b'{"pong": true}', b"zz", marshal.dumps([1]).hex().encode(),
                  seats.message({"pong": True})[:-7], b"", "é".encode()):
         assert seats._reply(line) is None, line
-    seat_dir = tmp_path / "players" / "p1"
-    (seat_dir / "step_logs").mkdir(parents=True)
-    host = SeatHost(seat_dir, resolve("none"))
+    _, host = _seat_host(tmp_path, resolve("none"))
     try:
         assert host.start([sys.executable]) is None
         assert "host_error" in host._ask(b'{"ping": 1}\n', time.monotonic() + 10)
