@@ -21,6 +21,22 @@ PYTHON_SDK = ROOT / "players" / "sdk" / "python"
 needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under pytest-xdist (``make test`` runs ``--dist loadgroup``) the tests
+    that share a fixture built once per module (a wheel and its venv, a Dask
+    cluster, a tournament several tests read) run on one worker, so the
+    fixture is still built once; every other test goes wherever a worker is
+    free."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        for name in getattr(info, "names_closure", ()):
+            definitions = info.name2fixturedefs.get(name)
+            if definitions and definitions[-1].scope == "module" \
+                    and definitions[-1].baseid.endswith(".py"):
+                item.add_marker(pytest.mark.xdist_group(definitions[-1].baseid))
+                break
+
+
 def interruptible() -> None:
     """``preexec_fn`` for a referee a test will interrupt (SIGINT): a shell
     that started the test run in the background ignores SIGINT, and its

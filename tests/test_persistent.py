@@ -86,7 +86,7 @@ def test_a_persistent_player_that_fails_gets_the_verdict_and_starts_again(
     out = tmp_path / "m"
     play_match("cantris", out, f"persistent:{_program(make_player, misbehave)}", "builtin:random",
                seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
-               extra=("--policy", "random", "--time-limit", "1", "--set", "hard_time=2"))
+               extra=("--policy", "random", "--time-limit", "4", "--set", "hard_time=4"))
     mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
     assert mine[3]["verdict"] == verdict and mine[3]["fault"] == "random"
     assert _calls(mine[5])[0][0] == 1  # a fresh process at its next step
