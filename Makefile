@@ -5,11 +5,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # Tests run in parallel (pytest-xdist): most of a test's time is spent waiting
-# for player processes and limits, so more workers than cores pays.  Tests
-# sharing a module-scoped fixture stay on one worker (--dist loadgroup,
-# tests/conftest.py).  `make test TEST_JOBS=0` runs them in one process.
+# for player processes and limits, so more workers than cores pays.  The tests
+# of a module with a module-scoped fixture stay on one worker (tests/conftest.py).
+# `make test TEST_JOBS=0` runs them all in one process.
 TEST_JOBS ?= 4
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadgroup
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS)
 
 .PHONY: run test check bench clean
 
