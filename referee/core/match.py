@@ -413,7 +413,7 @@ class Match:
         reason = state.illegal_reason(decision)
         if reason:
             return Verdict.ILLEGAL, f"{raw[:80]!r}: {reason}" + self._legal_hint(state), None
-        if reply.run.wall_s > limits.soft_time:
+        if reply.run.wall_s > limits.soft_time and not reply.human:
             return Verdict.LATE, f"took {reply.run.wall_s:.2f} s, soft limit {limits.soft_time:g} s", decision
         return Verdict.OK, None, decision
 
@@ -457,12 +457,12 @@ class Match:
     def _resign(self, step: int, player: int, state: GameState, record: dict[str, Any],
                 run: RunResult):
         """A human resigned (quit, Ctrl-C): the match ends, the others win.
-        Logged as a forfeit marked ``resigned`` (replay needs nothing new;
-        verify accepts it from a human seat only)."""
-        self._count(player, Verdict.NO_DECISION)
+        Logged as a forfeit marked ``resigned``, verdict RESIGNED (verify
+        accepts it from a human seat only)."""
+        self._count(player, Verdict.RESIGNED)
         self.status[player] = "resigned"
         record.update(decision=None, wall_ms=round(run.wall_s * 1000, 1), cpu_ms=0, peak_kb=0,
-                      verdict=Verdict.NO_DECISION.value, resigned=True,
+                      verdict=Verdict.RESIGNED.value, resigned=True,
                       message=f"step {step}, player {player} resigned", fault="forfeit",
                       applied=None, events=[{"type": "resign", "player": player}])
         return state, record, (player, None)
