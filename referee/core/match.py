@@ -398,13 +398,15 @@ class Match:
                limits: Limits) -> tuple[Verdict, str | None, Hashable | None]:
         fault = process_fault(reply.run, limits)
         if fault:
-            return fault[0], fault[1], None
+            written = ("; it had written decision.txt, but a program must exit (a persistent one: "
+                       "print done) within the limit: a killed program's decision does not count")
+            return fault[0], fault[1] + (written if reply.text is not None else ""), None
         if reply.problem:
             return Verdict.MALFORMED, reply.problem, None
         if reply.text is None:
             if reply.run.failed:
                 return Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt" + _tail(reply), None
-            return Verdict.NO_DECISION, "the program exited without writing decision.txt", None
+            return Verdict.NO_DECISION, "the program exited without writing decision.txt" + _printed(reply), None
         raw = reply.text.strip()
         try:
             decision = self.game.parse_decision(state, reply.text)
@@ -504,6 +506,15 @@ class Match:
 def _tail(reply: Reply) -> str:
     lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
     return f" (stderr: {lines[-1][:160]})" if lines else ""
+
+
+def _printed(reply: Reply) -> str:
+    """A program that printed its move instead of writing it: say so."""
+    lines = [ln.strip() for ln in reply.run.stdout_tail.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    return (f"; it printed {lines[-1][:60]!r} to stdout: write the decision to decision.txt "
+            "(the SDK's save_decision) instead of printing it")
 
 
 def forfeit_outcome(state: GameState, status: Mapping[int, str], loser: int,
