@@ -82,7 +82,9 @@ def resolve_board(game: str, board: Path | None) -> Path | None:
 
 def shipped_boards(game: str) -> list[str]:
     """The names of the boards shipped for ``game`` (``10x5-1``, ...)."""
-    folder = boards_dir() / game
+    from referee.core.registry import get_game
+
+    folder = get_game(game).files("boards")
     return sorted(p.stem for p in folder.glob("*.txt")) if folder.is_dir() else []
 
 
