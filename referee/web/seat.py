@@ -44,6 +44,7 @@ class WebHumanAgent:
         self.turn: dict[str, Any] | None = None  # the pending request, while it is our move
         self.answers: queue.Queue[tuple[str, str]] = queue.Queue()
         self.refusal: str | None = None
+        self.refused = 0  # decisions refused so far: the page may send again after each
         self.result_seen = False
 
     # ----- the match's side
@@ -81,6 +82,7 @@ class WebHumanAgent:
                 if error is None:
                     return human_reply(workdir, player, text, started)
                 self.refusal = f"{text.strip()[:80]!r} not accepted: {error}"
+                self.refused += 1
         except KeyboardInterrupt:
             return human_resigns(started)
         finally:
@@ -119,7 +121,8 @@ class WebHumanAgent:
             first = 0
         data = self.live.since(first)
         turn = self.turn
-        data.update(mode="play", you=self.player, turn=turn, refusal=self.refusal if turn else None)
+        data.update(mode="play", you=self.player, turn=turn, refusal=self.refusal if turn else None,
+                    refused=self.refused)
         if data["result"] is not None and request.query_params.get("ack") == "result":
             self.result_seen = True
         return JSONResponse(data)

@@ -11,7 +11,7 @@
   var mode = document.body.getAttribute("data-mode"), you = +document.body.getAttribute("data-you");
   var params = new URLSearchParams(location.search), token = params.get("token") || "";
   var data = null, frames = [], result = null, turn = null, turnKey = null, turnSince = 0;
-  var acked = false, busy = false, resignArmed = false;
+  var acked = false, busy = false, resignArmed = false, refused = 0;
   var FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, CRASH: 1, RESIGNED: 1};
 
   function api(path) {
@@ -188,6 +188,7 @@
       grew = true;
       showLast();
     }
+    if (answer.refused > refused) { refused = answer.refused; busy = false; }  /* refused: may send again */
     var changed = mode === "play" ? setTurn(answer.turn, answer.refusal) : false;
     if (grew || changed) { draw(); extraButtons(); }
     if (!turn && !answer.result && mode === "play" && frames.length) {
