@@ -330,6 +330,19 @@ def new_player(game: str, directory: Path, lang: str) -> None:
 
 
 @main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--no-browser", is_flag=True, help="Print the page's URL instead of opening a browser.")
+def watch(folder: Path, no_browser: bool) -> None:
+    """A live page of a running match or tournament FOLDER (Ctrl-C stops)."""
+    from referee.web.server import require
+
+    require()
+    from referee.web.watch import Watch
+
+    Watch(folder).serve(open_browser=not no_browser)
+
+
+@main.command()
 @click.argument("page", required=False)
 def docs(page: str | None) -> None:
     """Where this install's documentation is, or print one PAGE of it

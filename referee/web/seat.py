@@ -22,7 +22,7 @@ from referee.core.players import Reply, check_decision, human_reply, human_resig
 
 from . import assets, server
 from .live import LiveFolder
-from .scenes import scene_module
+from .scenes import scene_module, script_text
 
 RESULT_WAIT = 30.0  # seconds the page is kept up after the match, until it has shown the result
 
@@ -150,10 +150,10 @@ class WebHumanAgent:
 
 def page_html(game: str, mode: str, you: int | None) -> str:
     """The live page for ``game``: ``play`` (a seat's) or ``watch``."""
-    draw, play = f"draw_{game}.js", f"play_{game}.js"
+    module = scene_module(game)
+    draw = script_text(module) if module is not None else ""
+    play = script_text(module, "PLAY_SCRIPT") if module is not None and mode == "play" else ""
     return server.page(
-        "live.html.j2", mode=mode, you=you or 0,
-        game_js=assets.static(draw) if assets.has_static(draw) else "",
-        play_js=assets.static("play_common.js") + assets.static(play)
-        if mode == "play" and assets.has_static(play) else "",
+        "live.html.j2", mode=mode, you=you or 0, game_js=assets.script(draw),
+        play_js=assets.static("play_common.js") + assets.script(play) if play else "",
         live_js=assets.static("live.js"))

@@ -12,6 +12,7 @@ import secrets
 import socket
 import sys
 import threading
+import time
 import webbrowser
 from pathlib import Path
 from typing import Any, Callable
@@ -49,6 +50,7 @@ class LocalServer:
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((HOST, 0))
+        self.socket.listen(128)  # a browser that connects before uvicorn is up waits in the backlog
         self.port = self.socket.getsockname()[1]
         app = Starlette(routes=routes, middleware=[Middleware(_TokenCheck, token=self.token)])
         config = uvicorn.Config(app, log_level="error", access_log=False, lifespan="off")
@@ -56,6 +58,9 @@ class LocalServer:
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
                                        name="referee-web", daemon=True)
         self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started and self.thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     @property
     def url(self) -> str:

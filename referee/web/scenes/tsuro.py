@@ -14,6 +14,8 @@ from . import STATIC
 
 SCRIPT = STATIC / "draw_tsuro.js"
 """Draws this scene (see scenes/__init__.py)."""
+PLAY_SCRIPT = STATIC / "play_tsuro.js"
+"""The mouse input of the human's page (see scenes/__init__.py)."""
 
 
 def tile_paths() -> list[list[list[list[int]]]]:
