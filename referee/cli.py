@@ -370,7 +370,8 @@ def _register_optional_commands() -> None:
 
     for module, attr in (("referee.tournament.command", "tournament_command"),
                          ("referee.checks", "check_command"),
-                         ("referee.conformance.command", "check_game_command")):
+                         ("referee.conformance.command", "check_game_command"),
+                         ("referee.scaffold.command", "new_game_command")):
         try:
             found = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:
