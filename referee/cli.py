@@ -157,18 +157,21 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--cluster", metavar="ADDRESS", help="Play the series on a Dask cluster (tcp://HOST:PORT).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Series games played at once (default: cores).")
 @click.option("--resume", is_flag=True, help="Finish an interrupted series in --out (same options).")
+@click.option("--no-browser", is_flag=True,
+              help="human:web: print the page's URL instead of opening a browser.")
 def play(game: str | None, players: tuple[str, ...], board: Path | None, variant: str | None,
          seed: str | None, out: Path | None, quiet: bool | None, time_limit: str | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool | None,
          color: bool | None, show_output: bool | None, sandbox: str | None,
          games: int | None = None, board_sets: tuple[str, ...] = (), sprt: str | None = None,
-         cluster: str | None = None, jobs: int | None = None, resume: bool = False) -> None:
+         cluster: str | None = None, jobs: int | None = None, resume: bool = False,
+         no_browser: bool = False) -> None:
     """Play one match of GAME and write its folder, or a paired series with --games
     (GAME may come from --config)."""
     from referee.console import ConsoleObserver, format_result
     from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
-    from referee.games import get_game
+    from referee.core.registry import get_game
 
     conf = load_config(config) if config else {}
     base = config.resolve().parent if config else Path.cwd()
@@ -216,17 +219,18 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     if color is None:
         color = conf.get("color")
         color = sys.stdout.isatty() if color is None else bool(color)
-    from referee.resources import resolve_board
+    from referee.resources import existing_board
 
     spec = MatchSpec(game=game, players=player_list,
-                     board=resolve_board(game, board or conf_path("board")),
+                     board=existing_board(game, board or conf_path("board")),
                      variant=variant or conf.get("variant"),
                      seed=seed_value(seed, name="--seed") if seed is not None
                      else seed_value(conf.get("seed"), str(config)),
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
-                     sandbox=sandbox or str(conf.get("sandbox") or "auto"))
+                     sandbox=sandbox or str(conf.get("sandbox") or "auto"),
+                     browser=not no_browser)
     prepared = prepare(spec)
     preflight.check_match(prepared)  # a command that cannot start fails here, not every step
     show_output = conf_flag(show_output, "show_output")
@@ -251,12 +255,12 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
 def validate(game: str, file: Path, variant: str | None) -> None:
     """Check a board / start-position FILE for GAME."""
     from referee.core.textgrid import read_board_file
-    from referee.games import get_game
-    from referee.resources import resolve_board
+    from referee.core.registry import get_game
+    from referee.resources import existing_board
 
     g = get_game(game)
     variant = variant or g.variants[0]
-    file = resolve_board(g.name, file) or file
+    file = existing_board(g.name, file) or file
     board = g.parse_board(read_board_file(file), str(file), variant)
     for warning in g.board_warnings(board):
         click.echo(f"{file}: warning: {warning}")
@@ -325,13 +329,49 @@ def new_player(game: str, directory: Path, lang: str) -> None:
         click.echo(line)
 
 
+@main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--no-browser", is_flag=True, help="Print the page's URL instead of opening a browser.")
+def watch(folder: Path, no_browser: bool) -> None:
+    """A live page of a running match or tournament FOLDER (Ctrl-C stops)."""
+    from referee.web.server import require
+
+    require()
+    from referee.web.watch import Watch
+
+    Watch(folder).serve(open_browser=not no_browser)
+
+
+@main.command()
+@click.argument("page", required=False)
+def docs(page: str | None) -> None:
+    """Where this install's documentation is, or print one PAGE of it
+    (e.g. 'referee docs protocol', 'referee docs cantris')."""
+    from referee.resources import docs_dir
+
+    folder = docs_dir()
+    pages = sorted(p.relative_to(folder).with_suffix("").as_posix() for p in folder.rglob("*.md"))
+    if page is None:
+        click.echo(f"documentation: {folder}")
+        click.echo("pages: " + ", ".join(pages))
+        click.echo("print one with: referee docs PAGE")
+        return
+    name = page.removesuffix(".md").removeprefix("docs/")
+    matches = [p for p in pages if p == name or p.rsplit("/", 1)[-1] == name]
+    if not matches:
+        raise InputError(f"no documentation page {page!r}; pages: {', '.join(pages)}")
+    click.echo((folder / f"{matches[0]}.md").read_text(encoding="utf-8"), nl=False)
+
+
 def _register_optional_commands() -> None:
     """Commands that live with the feature they belong to."""
     import importlib
     import importlib.util
 
     for module, attr in (("referee.tournament.command", "tournament_command"),
-                         ("referee.checks", "check_command")):
+                         ("referee.checks", "check_command"),
+                         ("referee.conformance.command", "check_game_command"),
+                         ("referee.scaffold.command", "new_game_command")):
         try:
             found = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:

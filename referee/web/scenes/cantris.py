@@ -6,6 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from referee.games.cantris.rules import CantrisState, clear, remove_tile
+from . import STATIC
+
+SCRIPT = STATIC / "draw_cantris.js"
+"""Draws this scene (see scenes/__init__.py)."""
+PLAY_SCRIPT = STATIC / "play_cantris.js"
+"""The mouse input of the human's page (see scenes/__init__.py)."""
 
 
 def scene(prev: CantrisState | None, record: dict[str, Any] | None,

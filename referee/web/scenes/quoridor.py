@@ -5,6 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from referee.games.quoridor.rules import COLOR, GOAL_NAME, SIZE, QuoridorState, seats
+from . import STATIC
+
+SCRIPT = STATIC / "draw_quoridor.js"
+"""Draws this scene (see scenes/__init__.py)."""
+PLAY_SCRIPT = STATIC / "play_quoridor.js"
+"""The mouse input of the human's page (see scenes/__init__.py)."""
 
 
 def scene(prev: QuoridorState | None, record: dict[str, Any] | None,
