@@ -52,18 +52,19 @@ def test_the_hard_limit_still_caps_a_big_bank():
 
 
 def test_a_seat_that_spends_its_bank_times_out_and_the_log_adds_up(tmp_path, make_player):
-    # Its first two steps spend some of the 3 s bank (0.2 s each, more on a
+    # Its first two steps spend some of the 6 s bank (0.2 s each, more on a
     # busy machine), its third never ends: the bank, not luck, stops it there.
+    # (The opponent has a bank too: 6 s leave its two quick steps seconds.)
     slow = make_player("slow", SLEEPER.format(sleep=0.2, hang_at=5))
     out = tmp_path / "m"
     result = play_match("cantris", out, slow, "builtin:random", seed=3,
                         board=BOARDS / "cantris" / "8x4-1.txt",
-                        extra=("--set", "time_bank=3.0", "--set", "grace=0.05"))
+                        extra=("--set", "time_bank=6.0", "--set", "grace=0.05"))
     mine = [r for r in read_log(out) if r["player"] == 1]
     assert [r["step"] for r in mine] == [1, 3, 5], [r.get("message") for r in mine]
     assert mine[-1]["verdict"] == "TIMEOUT" and "time bank ran out" in mine[-1]["message"]
     assert result["winner"] == 2 and "forfeited (TIMEOUT)" in result["reason"]
-    bank = 3.0
+    bank = 6.0
     for record in mine:
         told = float(record["stdout"].split()[1])
         assert told == pytest.approx(bank, abs=0.002)  # state.json said what was left
