@@ -207,6 +207,13 @@ class Game(abc.ABC):
         paths in ``spec`` are resolved against."""
         return None
 
+    def player_persistent(self, spec: str) -> bool:
+        """Whether a game-specific player kind (see :meth:`player_command`) is
+        kept alive for the whole match, as ``persistent:`` players are:
+        Quoridor's module players, whose course engine kept one instance of
+        the module per game."""
+        return False
+
     def state_from_json(self, data: dict[str, Any]) -> GameState | None:
         """Rebuild a state from ``to_json`` output, if the game supports it
         (used by tools that start from a logged position).  Optional."""
