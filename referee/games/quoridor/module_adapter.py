@@ -70,10 +70,10 @@ def seed_chance(player_seed: Any, *call: Any) -> None:
     the same draws, whichever process makes it."""
     key = ":".join(map(str, (player_seed, *call)))
     random.seed(key)
-    numpy_random = sys.modules.get("numpy.random")
-    if numpy_random is not None:
-        try:
-            numpy_random.seed(int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big"))
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:  # numpy 2 loads numpy.random on first use: this may be it
+            numpy.random.seed(int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big"))
         except Exception:  # a numpy the module broke: its own affair
             pass
 
