@@ -73,3 +73,22 @@ def resolve_board(game: str, board: Path | None) -> Path | None:
         if candidate.is_file():
             return candidate
     return board
+
+
+def shipped_boards(game: str) -> list[str]:
+    """The names of the boards shipped for ``game`` (``10x5-1``, ...)."""
+    folder = boards_dir() / game
+    return sorted(p.stem for p in folder.glob("*.txt")) if folder.is_dir() else []
+
+
+def existing_board(game: str, board: Path | None) -> Path | None:
+    """:func:`resolve_board`, or an InputError that lists the shipped boards
+    when ``board`` is neither a file nor a shipped board's name."""
+    found = resolve_board(game, board)
+    if found is None or found.exists():
+        return found
+    from referee.core.errors import InputError
+
+    names = shipped_boards(game)
+    listed = f"shipped {game} boards: {', '.join(names)}" if names else f"no boards are shipped for {game}"
+    raise InputError(f"no such file, nor a shipped board of that name ({listed})", str(board))
