@@ -352,7 +352,8 @@ def _register_optional_commands() -> None:
     import importlib.util
 
     for module, attr in (("referee.tournament.command", "tournament_command"),
-                         ("referee.checks", "check_command")):
+                         ("referee.checks", "check_command"),
+                         ("referee.conformance.command", "check_game_command")):
         try:
             found = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:

@@ -32,8 +32,13 @@ def players_dir() -> Path:
     return resources.players_dir()
 
 
-def builtin_names(game: str) -> list[str]:
-    folder = players_dir() / game
+def builtin_names(game: Game | str) -> list[str]:
+    """The built-in players of ``game`` (a Game, or its name)."""
+    if isinstance(game, str):
+        from .registry import get_game
+
+        game = get_game(game)
+    folder = game.files("players")
     skip = {"template.py", "__init__.py"}
     return sorted(p.stem for p in folder.glob("*.py") if p.name not in skip and not p.name.startswith("_"))
 
@@ -308,7 +313,7 @@ def builtin_options(name: str, query: str) -> list[str]:
 def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False) -> Agent:
     """Turn a ``--player`` value into an agent.
 
-    ``builtin:NAME`` runs ``players/<game>/NAME.py`` with this Python;
+    ``builtin:NAME`` runs the game's ``players/NAME.py`` with this Python;
     ``human`` asks at the terminal; a game may define its own kinds (e.g.
     ``module:...``); anything else is a command line."""
     spec = spec.strip()
@@ -323,9 +328,9 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         return HumanAgent(game, color=color)
     if spec.startswith("builtin:"):
         name, _, query = spec.split(":", 1)[1].partition("?")
-        script = players_dir() / game.name / f"{name}.py"
-        if not script.is_file() or name not in builtin_names(game.name):
-            choices = ", ".join(builtin_names(game.name)) or "none"
+        script = game.files("players") / f"{name}.py"
+        if not script.is_file() or name not in builtin_names(game):
+            choices = ", ".join(builtin_names(game)) or "none"
             raise InputError(f"no built-in player {name!r} for {game.name}; choose one of: {choices}")
         # -P: the script's folder is not put on sys.path, so players/<game>/random.py
         # cannot shadow the standard library's random.
