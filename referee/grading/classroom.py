@@ -18,7 +18,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from referee import __version__
 from referee.core import files
@@ -66,7 +66,7 @@ def submissions(folder: Path) -> list[Path]:
 
 
 def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jobs: int | None,
-                say: Callable[[str], None] = print) -> list[ClassRow]:
+                say: Callable[[str], None] = print, play: Any = None) -> list[ClassRow]:
     results.mkdir(parents=True, exist_ok=True)
     setup = config_hash(config)
     rows: list[ClassRow] = []
@@ -83,7 +83,7 @@ def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jo
             continue
         if target.exists():
             shutil.rmtree(target)
-        result = grade(config, path, target / "work", jobs)
+        result = grade(config, path, target / "work", jobs, play)
         data = to_json(result)
         files.write_text(target / f"results.{fmt}.json" if fmt != "json" else target / "results.json",
                          render(result, fmt))

@@ -5,11 +5,15 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from referee.core.errors import InputError
 from referee.core.settings import parse_assignment
+
+if TYPE_CHECKING:
+    from .config import GradingConfig
 
 MARKER = ".referee-grading"  # says a folder is check-bot's or grade's own, safe to replace
 
@@ -85,32 +89,51 @@ def _claim(out: Path) -> None:
               help="Folder for the games and per-submission results (default: step_logs/grading/NAME, "
                    "or DIR-grades next to --submissions).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Games played at once (default: cores).")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Play the games on a Dask cluster, tcp://HOST:PORT (default jobs: its threads).")
 def grade_command(config_file: Path, submission: str | None, submissions: Path | None, fmt: str,
-                  out: Path | None, results: Path | None, jobs: int | None) -> None:
+                  out: Path | None, results: Path | None, jobs: int | None,
+                  cluster: str | None = None) -> None:
     """Grade a submission (or a class) against the reference players in
     CONFIG.yaml (docs/grading.md).  Exit 0 once graded, whatever the grade."""
-    from referee.core import files
-
     from .classroom import grade_class
     from .config import load
-    from .formats import render
-    from .gauntlet import grade, is_command
 
     if (submission is None) == (submissions is None):
         raise InputError("give either --submission PATH (one) or --submissions DIR (a class)")
     config = load(config_file)
-    if submissions is not None:
-        if not submissions.is_dir():
-            raise InputError(f"--submissions {submissions}: no such folder")
-        results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
-        rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo)
-        click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
-        return
+    play = None
+    if cluster:
+        from referee.tournament.cluster import DaskPlay
+
+        play = DaskPlay(cluster)
+        jobs = jobs or play.slots()
+    try:
+        if submissions is not None:
+            if not submissions.is_dir():
+                raise InputError(f"--submissions {submissions}: no such folder")
+            results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
+            rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo, play=play)
+            click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
+            return
+        _grade_one(config, submission, fmt, out, results, jobs, play)
+    finally:
+        if play is not None:
+            play.close()
+
+
+def _grade_one(config: "GradingConfig", submission: str, fmt: str, out: Path | None, results: Path | None,
+               jobs: int | None, play: Any) -> None:
+    from referee.core import files
+
+    from .formats import render
+    from .gauntlet import grade, is_command
+
     name = "command" if is_command(submission) else (Path(submission).resolve().name or "submission")
     results = results or Path("step_logs") / "grading" / name
     _claim(results)
     result = grade(config, Path(submission) if not is_command(submission) else submission,  # type: ignore[arg-type]
-                   results, jobs)
+                   results, jobs, play)
     text = render(result, fmt)
     if out is None:
         click.echo(text, nl=False)

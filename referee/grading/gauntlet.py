@@ -79,9 +79,11 @@ class Grade:
                 for t in self.tests if t.kind == "opponent"]
 
 
-def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | None = None) -> Grade:
+def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | None = None,
+          play: Any = None) -> Grade:
     """Grade one submission folder (or, when ``submission_path`` is not a
-    folder, a command line); everything it leaves goes under ``out``."""
+    folder, a command line); everything it leaves goes under ``out``.
+    ``play`` plays the games elsewhere (a DaskPlay for ``--cluster``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = Grade(config, str(submission_path), out=out)
@@ -107,7 +109,7 @@ def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | N
                 "test). Run `referee check-bot` before you submit.", opponent.visibility))
         return result
     for opponent in config.opponents:
-        result.tests.append(_play(config, submission, opponent, out, jobs or usable_cores()))
+        result.tests.append(_play(config, submission, opponent, out, jobs or usable_cores(), play))
     return result
 
 
@@ -172,13 +174,13 @@ def slug(name: str) -> str:
 
 
 def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out: Path,
-          jobs: int) -> TestResult:
+          jobs: int, play: Any = None) -> TestResult:
     folder = out / "games" / slug(opponent.name)
     series = make_config(config.game, [submission.command, opponent.player], config.boards,
                          config.games_per_opponent, config.seed, folder, config.base_dir,
                          config.variant, config.policy, config.settings, config.limits,
                          names=["submission", opponent.name], sandbox=config.sandbox)
-    summary = run_series(series, max(1, jobs), log=io.StringIO())
+    summary = run_series(series, max(1, jobs), play, log=io.StringIO())
     if summary.failure:
         raise GradingError(f"grading stopped: {summary.failure}")
     records = sorted(Journal(folder).load(), key=lambda r: r.key)
