@@ -168,7 +168,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     from referee.console import ConsoleObserver, format_result
     from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
-    from referee.games import get_game
+    from referee.core.registry import get_game
 
     conf = load_config(config) if config else {}
     base = config.resolve().parent if config else Path.cwd()
@@ -251,7 +251,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
 def validate(game: str, file: Path, variant: str | None) -> None:
     """Check a board / start-position FILE for GAME."""
     from referee.core.textgrid import read_board_file
-    from referee.games import get_game
+    from referee.core.registry import get_game
     from referee.resources import resolve_board
 
     g = get_game(game)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from referee import resources
 from referee.core.errors import InputError
-from referee.games import get_game
+from referee.core.registry import get_game
 
 _SOURCES = {"python": ("template.py", "player.py"), "cpp": ("template.cpp", "player.cpp")}
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Hashable, Mapping
 
 from referee import __version__
-from referee.games import get_game
+from .registry import get_game
 
 from . import files, sandbox as sandbox_mod, seats, settings as settings_mod, views
 from .errors import InputError

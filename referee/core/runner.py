@@ -52,6 +52,7 @@ class Limits:
     file_size_mb: float | None = 64
     open_files: int | None = 256
     output_kb: int = 64  # stdout/stderr kept per step
+    disk_mb: float | None = 256  # a seat's whole folder (and its sandbox's /tmp, /dev/shm): DISK_LIMIT
     time_bank: float | None = None  # a match bank per seat (see clock.py); None: off
     increment: float = 0.0  # added to the bank after each step (Fischer)
     first_step_extra: float = 0.0  # added to the bank before a seat's first step
@@ -65,7 +66,7 @@ class Limits:
         return {"soft_time": self.soft_time, "hard_time": self.hard_time,
                 "cpu_time": self.effective_cpu, "memory_mb": self.memory_mb,
                 "file_size_mb": self.file_size_mb, "open_files": self.open_files,
-                "output_kb": self.output_kb, "time_bank": self.time_bank,
+                "output_kb": self.output_kb, "disk_mb": self.disk_mb, "time_bank": self.time_bank,
                 "increment": self.increment, "first_step_extra": self.first_step_extra,
                 "grace": self.grace}
 
