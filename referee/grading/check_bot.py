@@ -20,7 +20,7 @@ from referee.core.log import read_log
 from referee.core.match import MatchSpec, run_match
 from referee.core.players import PERSISTENT, make_agent
 from referee.core.runner import Limits
-from referee.games import get_game
+from referee.core.registry import get_game
 
 OPPONENT = "builtin:random"
 SEVERITY = ("CRASH", "TIMEOUT", "MEMORY_LIMIT", "CPU_LIMIT", "ILLEGAL", "MALFORMED", "NO_DECISION",

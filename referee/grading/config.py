@@ -18,7 +18,7 @@ from referee.core.errors import InputError
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.runner import Limits
-from referee.games import get_game
+from referee.core.registry import get_game
 from referee.tournament.config import SANDBOXES, _expand_boards, _Reader
 from referee.tournament.series import player_names
 
