@@ -125,7 +125,7 @@ def test_an_unknown_game_lists_the_choices():
 def test_a_checkout_reads_its_own_games_from_setup_cfg(monkeypatch):
     """Metadata written before a game was declared (an old editable install)
     still finds every built-in game: the checkout's setup.cfg is the source."""
-    monkeypatch.setattr(registry, "_installed_entries", lambda: [])
+    monkeypatch.setattr(registry, "_installed_entries", lambda group: [])
     registry.refresh()
     try:
         assert registry.available_games() == BUILT_IN

@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     from .game import Game
 
 GROUP = "referee.games"
+SCENES = "referee.scenes"
+"""The group of a game's HTML replay scene: ``NAME = "package.module"``, a
+module with ``scene(prev, record, state) -> dict`` and ``SCRIPT`` (the path of
+the JavaScript that draws it); see referee/web/scenes/__init__.py."""
 SELF = "referee"
 CHECKOUT_SETUP = Path(__file__).resolve().parents[2] / "setup.cfg"
 
@@ -66,7 +70,7 @@ class Entry:
         return f"package {self.package} {self.version} ({self.target})".replace("  ", " ")
 
 
-def _checkout_entries(path: Path = CHECKOUT_SETUP) -> list[Entry] | None:
+def _checkout_entries(path: Path = CHECKOUT_SETUP, group: str = GROUP) -> list[Entry] | None:
     """The referee's own declarations from the checkout's setup.cfg, or None
     when not running from a checkout of the referee."""
     if not path.is_file():
@@ -78,7 +82,7 @@ def _checkout_entries(path: Path = CHECKOUT_SETUP) -> list[Entry] | None:
         return None
     if parser.get("metadata", "name", fallback="").strip() != SELF:
         return None
-    block = parser.get("options.entry_points", GROUP, fallback="")
+    block = parser.get("options.entry_points", group, fallback="")
     version = "(checkout)"
     out = []
     for line in block.splitlines():
@@ -88,9 +92,9 @@ def _checkout_entries(path: Path = CHECKOUT_SETUP) -> list[Entry] | None:
     return out
 
 
-def _installed_entries() -> list[Entry]:
+def _installed_entries(group: str = GROUP) -> list[Entry]:
     out = []
-    for ep in metadata.entry_points(group=GROUP):
+    for ep in metadata.entry_points(group=group):
         dist = getattr(ep, "dist", None)
         package = dist.metadata["Name"] if dist is not None else "?"
         version = dist.version if dist is not None else ""
@@ -98,11 +102,11 @@ def _installed_entries() -> list[Entry]:
     return out
 
 
-@lru_cache(maxsize=1)
-def entries() -> dict[str, tuple[Entry, ...]]:
+@lru_cache(maxsize=None)
+def entries(group: str = GROUP) -> dict[str, tuple[Entry, ...]]:
     """Every declared game name and the declarations of it (usually one)."""
-    found = _installed_entries()
-    checkout = _checkout_entries()
+    found = _installed_entries(group)
+    checkout = _checkout_entries(CHECKOUT_SETUP, group)
     if checkout is not None:
         found = [e for e in found if _normal(e.package) != SELF] + checkout
     by_name: dict[str, list[Entry]] = {}
@@ -169,6 +173,17 @@ def get_game(name: str) -> "Game":
         raise InputError(f"game {name!r} from {found.origin()} calls itself {game.name!r}; "
                          "the entry-point name and Game.name must agree")
     return game
+
+
+def scene_target(name: str) -> str | None:
+    """The module of game ``name``'s replay scene, or None when no package
+    declares one (the replay page then shows the terminal drawing)."""
+    group = entries(SCENES).get(name)
+    if not group:
+        return None
+    if len(group) > 1:
+        raise InputError(clash(group).replace("game", "scene of game", 1))
+    return group[0].module
 
 
 def game_module(name: str) -> ModuleType:
