@@ -219,9 +219,14 @@ def build_wheel(dist: Path) -> Path:
     if not (root / "setup.cfg").is_file():
         raise InputError("this referee was installed from a wheel, not a checkout: pass that wheel "
                          "with --wheel FILE (e.g. from 'pip download referee --no-deps')")
+    # Built from a copy: setuptools leaves build/ and egg-info behind in the tree it builds.
+    copy = dist.parent / "referee-source"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "step_logs", "__pycache__", ".pytest_cache",
+        ".hypothesis", "tests"))
     isolation = ["--no-build-isolation"] if _has("setuptools") and _has("wheel") else []
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q",
-                           "-w", str(dist), str(root)], capture_output=True, text=True)
+                           "-w", str(dist), str(copy)], capture_output=True, text=True)
     found = sorted(dist.glob("referee-*.whl"))
     if proc.returncode != 0 or not found:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
