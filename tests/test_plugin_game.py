@@ -90,3 +90,13 @@ def test_new_player_series_and_tournament_for_a_plugin_game(run):
     ok(run("tournament", "t.yaml"))
     standings = (run.work / "t-results" / "standings.csv").read_text()
     assert "greedy" in standings and "mine" in standings
+
+
+def test_the_example_passes_its_own_tests_and_the_kit(run, tmp_path):
+    paths = dist_from_pyproject(tmp_path / "site", EXAMPLE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths))}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(EXAMPLE / "tests")], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "18 passed" in proc.stdout  # nine kit checks and the rules' nine cases
