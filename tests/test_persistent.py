@@ -122,16 +122,19 @@ def test_a_persistent_player_that_stops_the_referee_does_not_leave_it_stopped(tm
     assert referee("replay", out, "--verify").returncode == 0
 
 
-def test_cpu_spent_between_steps_counts_against_the_next(tmp_path, make_player):
-    # A thread that burns CPU after the step's "done"; step 3 then waits long
-    # enough (in wall time) for the total to pass the step's budget.
+def test_a_thread_left_burning_is_frozen_between_steps_and_charged_in_them(tmp_path, make_player):
+    # A thread that burns CPU after the step's "done": frozen with its player
+    # until the next step, where it burns again; step 3 waits (on the CPU
+    # clock, not the wall clock) until it has burnt past the step's budget.
     burner = ("if step == 1:\n"
               "        import threading\n"
               "        def burn():\n"
               "            while True:\n"
               "                pass\n"
               "        threading.Thread(target=burn, daemon=True).start()\n"
-              "    if step == 3: time.sleep(4)")
+              "    if step == 3:\n"
+              "        begun = time.process_time()\n"
+              "        while time.process_time() < begun + 2.5: time.sleep(0.01)")
     out = tmp_path / "m"
     play_match("cantris", out, f"persistent:{_program(make_player, burner)}", "builtin:random",
                seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
