@@ -258,3 +258,29 @@ def test_persistent_needs_a_program(tmp_path):
     proc = referee("play", "cantris", "--player", "persistent:human", "--player", "builtin:random",
                    "--out", tmp_path / "m")
     assert proc.returncode == 2 and "only a program can be persistent" in proc.stderr
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"", (False, 0, 0)),
+    (b"a\nb\n", (False, 4, 4)),
+    (b"a\nb", (False, 2, 2)),  # an unfinished line waits for its end
+    (b"a\ndone\nrest\n", (True, 2, 7)),
+    (b"  done \r\n", (True, 0, 9)),
+    (b"undone\ndone!\nx\n", (False, 15, 15)),  # "done" inside other lines is output
+    (b"undone\nx\ndone\n", (True, 9, 14)),
+    (b"a\ndo", (False, 2, 2)),  # "do" may still become "done"
+    (b"a\ndone", (False, 2, 2)),
+])
+def test_the_host_finds_the_done_line(data, expected):
+    """(done?, output before it, where the rest starts), in one pass over
+    what the player printed, however many lines a flood has."""
+    from referee.core import seathost
+
+    assert seathost._done_line(data) == expected
+
+
+def test_a_flood_of_lines_then_done_is_read_whole():
+    from referee.core import seathost
+
+    flood = b"x\n" * 200_000 + b"done\nnext\n"
+    assert seathost._done_line(flood) == (True, 400_000, 400_005)

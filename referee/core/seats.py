@@ -96,7 +96,8 @@ class SeatHost:
         else:
             argv = host
         self._drop_group()
-        self.group = cgroups.SeatGroup.create(self.limits.memory_mb, self.limits.processes)
+        self.group = cgroups.SeatGroup.create(self.limits.memory_mb, self.limits.processes,
+                                              self.sandbox.on)
         if self.group is None and not self.sandbox.on:
             _adopt_orphans()
         with open(self.log, "ab") as err:
