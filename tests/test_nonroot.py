@@ -26,7 +26,7 @@ CHOSEN = ["removes_own_permissions", "forges_other_board", "board_links_to_log",
           # seat isolation: no privilege, an allowlisted view, a clean environment, and the
           # fallbacks where an ordinary user has no control groups (descendants' CPU counted
           # by the host, strays swept by the referee as a subreaper)
-          "has_no_capabilities", "unmounts_and_remounts", "lists_homes_and_root",
+          "has_no_capabilities", "unmounts_and_remounts",
           "reads_the_referees_environment", "fills_tmp", "orphan_workers_ignore_sigxcpu",
           "kills_its_host_after_starting_a_daemon"]
 

@@ -237,8 +237,9 @@ ROGUES: dict[str, Rogue] = {
         "decide('nested' if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0 else None)",
         modes=("bwrap",)),
     # --- what the view must not show
-    "lists_homes_and_root": Rogue(
-        "decide('seen' if any(tried(lambda p=p: os.listdir(p)) for p in ('/root', '/home', '/run', '/var/run', '/var')) else None)",
+    "lists_homes_and_root": Rogue(  # /root itself may show: the interpreter may live under it
+        "decide('seen' if os.path.lexists(os.environ['ROGUE_HOME_MARK']) or"
+        " any(tried(lambda p=p: os.listdir(p)) for p in ('/home', '/run', '/var/run', '/var')) else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
     "sees_host_tmp": Rogue(
         "decide('seen' if os.path.exists(os.environ['ROGUE_TMP_MARK']) else None)",
@@ -399,8 +400,10 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
     os.chmod(unix_path, 0o777)
     mark = Path(tempfile.mkdtemp(prefix="rogue-mark-", dir="/tmp"))
     os.chmod(mark, 0o755)
+    home_mark = Path.home() / f".rogue-home-{token}"
+    home_mark.write_text("a file in the home of whoever runs the tests\n")
     env = dict(os.environ, ROGUE_TOKEN=token, ROGUE_PORT=str(listener.getsockname()[1]),
-               ROGUE_SOCKET=str(unix_path), ROGUE_TMP_MARK=str(mark),
+               ROGUE_SOCKET=str(unix_path), ROGUE_TMP_MARK=str(mark), ROGUE_HOME_MARK=str(home_mark),
                REFEREE_TEST_SECRET="ROGUE_SECRET", **(env_extra or {}))
     out = tmp_path / "match"
     board = tmp_path / "board.txt"
@@ -412,7 +415,8 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
             "--player", _program(tmp_path, "witness", WITNESS, python),
             "--board", str(board), "--seed", "5", "--out", str(out),
             "--quiet", "--policy", "random", "--sandbox", mode, "--time-limit", "1",
-            *(f"--pass-env={name}" for name in ("ROGUE_TOKEN", "ROGUE_PORT", "ROGUE_SOCKET", "ROGUE_TMP_MARK")),
+            *(f"--pass-env={name}" for name in ("ROGUE_TOKEN", "ROGUE_PORT", "ROGUE_SOCKET", "ROGUE_TMP_MARK",
+                                                    "ROGUE_HOME_MARK")),
             "--set", "hard_time=2.5", "--set", "cpu_time=2", *rogue.options]
     try:
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
@@ -421,6 +425,7 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
         unix.close()
         shutil.rmtree(unix_path.parent, ignore_errors=True)
         shutil.rmtree(mark, ignore_errors=True)
+        home_mark.unlink(missing_ok=True)
         survivors = _survivors(token)
         _kill(survivors)
     return proc, out, survivors
