@@ -23,6 +23,7 @@ class Verdict(str, enum.Enum):
     CPU_LIMIT = "CPU_LIMIT"
     MEMORY_LIMIT = "MEMORY_LIMIT"
     CRASH = "CRASH"
+    RESIGNED = "RESIGNED"  # a human at the keyboard or in the browser gave up: the game ends
 
     @property
     def counts(self) -> bool:
