@@ -187,7 +187,9 @@ def test_a_player_that_ignores_sigxcpu_is_still_held_to_the_cpu_limit(tmp_path, 
     out = tmp_path / "m"
     play_match("cantris", out, f"persistent:{_program(make_player, ignore)}", "builtin:random",
                seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
-               extra=("--policy", "random", "--set", "cpu_time=1", "--time-limit", "5", "--set", "hard_time=5"))
+               # a wall limit far above the CPU burnt: on a loaded machine 2.5 s of CPU
+               # took over 5 s of wall time, and the step was a TIMEOUT
+               extra=("--policy", "random", "--set", "cpu_time=1", "--time-limit", "30", "--set", "hard_time=30"))
     mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
     assert mine[1]["verdict"] == "OK" and mine[3]["verdict"] == "CPU_LIMIT", mine[3]
     assert mine[5]["verdict"] == "OK"  # started again
