@@ -377,7 +377,11 @@ def _register_optional_commands() -> None:
     for module, attr in (("referee.tournament.command", "tournament_command"),
                          ("referee.checks", "check_command"),
                          ("referee.conformance.command", "check_game_command"),
-                         ("referee.scaffold.command", "new_game_command")):
+                         ("referee.scaffold.command", "new_game_command"),
+                         # grading (docs/grading.md): check-bot, grade, autograder
+                         ("referee.grading.command", "check_bot_command"),
+                         ("referee.grading.command", "grade_command"),
+                         ("referee.grading.command", "autograder_command")):
         try:
             found = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:

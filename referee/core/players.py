@@ -353,7 +353,7 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
                             game.name, limits)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:
-        return ProcessAgent(spec, custom, game.name, limits)
+        return ProcessAgent(spec, custom, game.name, limits, persistent=game.player_persistent(spec))
     try:
         words = shlex.split(spec, posix=os.name == "posix")
     except ValueError as exc:
