@@ -232,6 +232,13 @@ class Game(abc.ABC):
         paths in ``spec`` are resolved against."""
         return None
 
+    def player_persistent(self, spec: str) -> bool:
+        """Whether a game-specific player kind (see :meth:`player_command`) is
+        kept alive for the whole match, as ``persistent:`` players are:
+        Quoridor's module players, whose course engine kept one instance of
+        the module per game."""
+        return False
+
     def resample(self, state: GameState, viewer: int, rng: Any) -> GameState | None:
         """A state ``viewer`` cannot tell apart from ``state``, with what is
         hidden from it (other hands, the pile's order) drawn anew from
