@@ -13,8 +13,6 @@ from __future__ import annotations
 import importlib
 import json
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -99,12 +97,12 @@ def test_logger_writes_and_errors_to_stderr_also_called_on_the_class(capsys):
 
 
 def test_what_move_returned_is_named_in_the_course_form():
-    assert course_api.decision_text(course_api.PlayerMove(-1, False, -1, -1, -1, -1)) == \
+    assert course_api.returned_decision(course_api.PlayerMove(-1, False, -1, -1, -1, -1)) == \
         "PlayerMove(-1, False, -1, -1, -1, -1)"
-    assert course_api.decision_text(None) == "move() returned None, not a PlayerMove"
+    assert course_api.returned_decision(None) == "move() returned None, not a PlayerMove"
     numpy = pytest.importorskip("numpy")
     move = course_api.PlayerMove(numpy.int64(1), 1, numpy.int64(8), 4, 7, 4)
-    assert course_api.decision_text(move) == "PlayerMove(1, True, 8, 4, 7, 4)"
+    assert course_api.returned_decision(move) == "PlayerMove(1, True, 8, 4, 7, 4)"
 
 
 def test_chance_is_seeded_per_call_random_and_numpy():
