@@ -46,7 +46,8 @@ class Seat:
         exe = Path(sys.executable).with_name("referee")
         self.proc = subprocess.Popen(
             [str(exe), "play", game, "--player", "human:web", "--player", "builtin:random",
-             "--no-browser", "--seed", str(seed), "--out", str(self.out), "--no-color", *extra],
+             "--no-browser", "--seed", str(seed), "--out", str(self.out), "--no-color",
+             "--set", "hard_time=120", *extra],  # the bot never TIMEOUTs on a busy machine
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.url = self._url()
         self.page = browser.new_page(viewport={"width": 1250, "height": 950})
