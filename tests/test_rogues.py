@@ -550,7 +550,10 @@ def test_cpu_hogs_forked_after_done_do_not_run_in_the_opponents_step(tmp_path, m
     player is frozen and the hogs killed before the opponent's step starts,
     so the opponent (a Python start-up, ~50 ms of CPU) is never starved into
     a TIMEOUT (it was, 12 matches in 12, with the hogs left running)."""
-    hogs = ("for _ in range(96):\n"
+    # (the pause: a burst right at ``done`` is caught by the host's sweep; the
+    # attack forks once the sweep is over, which only the freeze stops)
+    hogs = ("time.sleep(0.3)\n"
+            "for _ in range(96):\n"
             "    if os.fork() == 0:\n"
             "        os.setsid()\n"
             "        while True: pass")
@@ -566,7 +569,9 @@ def test_cpu_hogs_forked_after_done_do_not_run_in_the_opponents_step(tmp_path, m
 def test_stderr_written_between_steps_counts_against_the_cap(tmp_path, mode):
     """What a persistent player writes after ``done`` is cut with its next
     step's output (output_kb), not kept whole (16 MiB got through)."""
-    flood = "sys.stderr.write('e' * (1 << 20)); sys.stderr.flush()"
+    # (after a pause, past this step's cap: the freeze holds it to its next
+    # step, and the cap counts from where this one ended either way)
+    flood = "time.sleep(0.3); sys.stderr.write('e' * (1 << 20)); sys.stderr.flush()"
     proc, out, survivors = _persistent_match(tmp_path, mode, flood, "--set", "output_kb=64")
     assert not survivors and proc.returncode == 0, proc.stderr
     steps = len([r for r in read_log(out) if r["player"] == 1])
