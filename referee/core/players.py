@@ -319,6 +319,18 @@ def builtin_options(name: str, query: str) -> list[str]:
     return words
 
 
+def game_package_option(game: Game) -> list[str]:
+    """``-X referee_game=<the game's package folder>`` for a plugin game's
+    built-in players.  The sandbox shows a player the folders its command
+    line names (sandbox.exposed_paths); a plugin installed editable lives
+    outside the referee's environment, and its players import it.  Python
+    keeps an unknown ``-X`` option in ``sys._xoptions`` and otherwise
+    ignores it."""
+    if game.home is None:
+        return []
+    return ["-X", f"referee_game={Path(game.home).resolve()}"]
+
+
 def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False,
                browser: bool = True) -> Agent:
     """Turn a ``--player`` value into an agent.
@@ -349,8 +361,8 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
             raise InputError(f"no built-in player {name!r} for {game.name}; choose one of: {choices}")
         # -P: the script's folder is not put on sys.path, so players/<game>/random.py
         # cannot shadow the standard library's random.
-        return ProcessAgent(spec, [sys.executable, "-P", str(script), *builtin_options(name, query)],
-                            game.name, limits)
+        return ProcessAgent(spec, [sys.executable, "-P", *game_package_option(game), str(script),
+                                   *builtin_options(name, query)], game.name, limits)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:
         return ProcessAgent(spec, custom, game.name, limits, persistent=game.player_persistent(spec))

@@ -37,12 +37,11 @@ import os
 import random
 import sys
 import traceback
-from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from .codec import parse_decision
-from .course_api import (Logger, StudentCodeError, decision_text, describe_error, load_module,
-                         module_folder, player_move, updated)
+from .course_api import (Logger, StudentCodeError, describe_error, load_module,
+                         module_folder, player_move, returned_decision, updated)
 from .rules import PASS, START, WALLS_PER_PLAYER, QuoridorState, seats
 
 EJECT = "EJECT"
@@ -128,7 +127,7 @@ class Session:
                 self.data = updated(self.data, self.call(
                     seed, ("last_move", index), self.module.last_move, self.data, player_move(player, text)))
         self.fed = len(moves)
-        return decision_text(self.call(seed, ("move", step), self.module.move, self.data))
+        return returned_decision(self.call(seed, ("move", step), self.module.move, self.data))
 
 
 def write_decision(text: str) -> None:
@@ -158,14 +157,16 @@ def serve(path: str, session_of: Callable[[], Session]) -> None:
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     try:
-        session = session_of()
-    except Exception as exc:
-        student_failure(exc, path)
+        session, failure = session_of(), None
+    except Exception as exc:  # told at the first step, so that its message is that step's
+        session, failure = None, exc
     for line in sys.stdin:
         words = line.split()
         if len(words) != 2 or words[0] != "step":
             continue
         try:
+            if failure is not None:
+                raise failure
             text = session.step(read_view(), int(words[1]))
         except Exception as exc:
             student_failure(exc, path)
