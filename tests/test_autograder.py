@@ -38,7 +38,7 @@ CONFIG = """\
 game: cantris
 boards: [boards/6x3-1.txt]
 games_per_board: 1
-limits: {time_limit: 2, hard_time: 3}
+limits: {time_limit: 2, hard_time: 3, cpu_time: 1}   # the slow bot burns 1 s of CPU, not 3
 compliance: {points: 10}
 opponents:
   - player: python3 staff/first_tile.py
