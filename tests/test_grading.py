@@ -139,6 +139,31 @@ def test_check_bot_names_each_failure_and_what_to_fix(tmp_path, name, failed, sa
     assert says in proc.stdout
 
 
+def test_check_bot_knows_a_persistent_player_from_one_that_exits_every_step(tmp_path):
+    assert referee("new-player", "cantris", tmp_path / "bot").returncode == 0
+    (tmp_path / "exits.py").write_text(EXITS_EVERY_STEP)
+    speaks = referee("check-bot", "cantris", "--player", f"persistent:{sys.executable} bot/player.py",
+                     "--board", BOARD, "--out", tmp_path / "c1", cwd=tmp_path)
+    assert speaks.returncode == 0 and "PASS  speaks the persistent protocol" in speaks.stdout, speaks.stdout
+    exits = referee("check-bot", "cantris", "--player", f"persistent:{sys.executable} exits.py",
+                    "--board", BOARD, "--out", tmp_path / "c2", cwd=tmp_path)
+    assert exits.returncode == 1 and exits.stdout.count("PASS") == 3
+    assert "FAIL  speaks the persistent protocol: it had to be started again at" in exits.stdout
+
+
+EXITS_EVERY_STEP = """\
+# Answers one step (after 'step K' on stdin, as the protocol says), then exits without 'done'.
+import sys
+sys.stdin.readline()
+rows = [line.split() for line in open("Board.txt") if line.strip()]
+for r in range(len(rows) - 1, -1, -1):
+    for c, value in enumerate(rows[r]):
+        if value != "0":
+            open("decision.txt", "w").write(f"{r} {c}\\n")
+            raise SystemExit
+"""
+
+
 # ----- one submission: points and every format ---------------------------------------
 
 @pytest.fixture(scope="module")
