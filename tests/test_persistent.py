@@ -122,16 +122,19 @@ def test_a_persistent_player_that_stops_the_referee_does_not_leave_it_stopped(tm
     assert referee("replay", out, "--verify").returncode == 0
 
 
-def test_cpu_spent_between_steps_counts_against_the_next(tmp_path, make_player):
-    # A thread that burns CPU after the step's "done"; step 3 then waits long
-    # enough (in wall time) for the total to pass the step's budget.
+def test_a_thread_left_burning_is_frozen_between_steps_and_charged_in_them(tmp_path, make_player):
+    # A thread that burns CPU after the step's "done": frozen with its player
+    # until the next step, where it burns again; step 3 waits (on the CPU
+    # clock, not the wall clock) until it has burnt past the step's budget.
     burner = ("if step == 1:\n"
               "        import threading\n"
               "        def burn():\n"
               "            while True:\n"
               "                pass\n"
               "        threading.Thread(target=burn, daemon=True).start()\n"
-              "    if step == 3: time.sleep(4)")
+              "    if step == 3:\n"
+              "        begun = time.process_time()\n"
+              "        while time.process_time() < begun + 2.5: time.sleep(0.01)")
     out = tmp_path / "m"
     play_match("cantris", out, f"persistent:{_program(make_player, burner)}", "builtin:random",
                seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
@@ -184,7 +187,9 @@ def test_a_player_that_ignores_sigxcpu_is_still_held_to_the_cpu_limit(tmp_path, 
     out = tmp_path / "m"
     play_match("cantris", out, f"persistent:{_program(make_player, ignore)}", "builtin:random",
                seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
-               extra=("--policy", "random", "--set", "cpu_time=1", "--time-limit", "5", "--set", "hard_time=5"))
+               # a wall limit far above the CPU burnt: on a loaded machine 2.5 s of CPU
+               # took over 5 s of wall time, and the step was a TIMEOUT
+               extra=("--policy", "random", "--set", "cpu_time=1", "--time-limit", "30", "--set", "hard_time=30"))
     mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
     assert mine[1]["verdict"] == "OK" and mine[3]["verdict"] == "CPU_LIMIT", mine[3]
     assert mine[5]["verdict"] == "OK"  # started again
@@ -255,3 +260,29 @@ def test_persistent_needs_a_program(tmp_path):
     proc = referee("play", "cantris", "--player", "persistent:human", "--player", "builtin:random",
                    "--out", tmp_path / "m")
     assert proc.returncode == 2 and "only a program can be persistent" in proc.stderr
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"", (False, 0, 0)),
+    (b"a\nb\n", (False, 4, 4)),
+    (b"a\nb", (False, 2, 2)),  # an unfinished line waits for its end
+    (b"a\ndone\nrest\n", (True, 2, 7)),
+    (b"  done \r\n", (True, 0, 9)),
+    (b"undone\ndone!\nx\n", (False, 15, 15)),  # "done" inside other lines is output
+    (b"undone\nx\ndone\n", (True, 9, 14)),
+    (b"a\ndo", (False, 2, 2)),  # "do" may still become "done"
+    (b"a\ndone", (False, 2, 2)),
+])
+def test_the_host_finds_the_done_line(data, expected):
+    """(done?, output before it, where the rest starts), in one pass over
+    what the player printed, however many lines a flood has."""
+    from referee.core import seathost
+
+    assert seathost._done_line(data) == expected
+
+
+def test_a_flood_of_lines_then_done_is_read_whole():
+    from referee.core import seathost
+
+    flood = b"x\n" * 200_000 + b"done\nnext\n"
+    assert seathost._done_line(flood) == (True, 400_000, 400_005)

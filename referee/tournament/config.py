@@ -22,7 +22,7 @@ from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.rng import derived_rng
 from referee.core.runner import Limits
-from referee.core.settings import load_yaml
+from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 
 from .formats import FORMATS, swiss_max_rounds
@@ -30,7 +30,7 @@ from .formats import FORMATS, swiss_max_rounds
 SEEDINGS = ("config", "random")
 SANDBOXES = ("auto", "bwrap", "none")
 KEYS = ("game", "variant", "players", "boards", "entrants", "format", "seeding", "rounds",
-        "limits", "policy", "settings", "seed", "out", "sandbox")
+        "limits", "policy", "settings", "seed", "out", "sandbox", "pass_env")
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class TournamentConfig:
     seed: int
     out: Path
     sandbox: str = "auto"
+    pass_env: tuple[str, ...] = ()  # the referee's environment variables players get too
 
     @property
     def base_dir(self) -> Path:
@@ -201,6 +202,7 @@ def load_config(path: Path) -> TournamentConfig:
         settings=_settings(r, game), seed=r.get("seed", int, 0),
         out=base / r.get("out", str, f"{path.stem}-results"),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
+        pass_env=tuple(_pass_env(r)),
     )
     _check_matches(r, config)
     return config
@@ -215,7 +217,15 @@ def match_spec(config: TournamentConfig, seats: tuple[int, ...], board: Path | N
         variant=config.variant, seed=seed, out=out, policy=config.policy,
         settings=config.settings, limits=config.limits,
         names=[config.entrants[e].name for e in seats], quiet=True, replace=True,
-        base_dir=config.base_dir, sandbox=config.sandbox, hidden=[str(config.out.resolve())])
+        base_dir=config.base_dir, sandbox=config.sandbox, hidden=[str(config.out.resolve())],
+        pass_env=list(config.pass_env))
+
+
+def _pass_env(r: "_Reader") -> list[str]:
+    try:
+        return env_names(r.get("pass_env", list, []))
+    except InputError as exc:
+        raise r.fail(("pass_env",), str(exc).removeprefix("pass_env: ")) from None
 
 
 def _entrants(r: _Reader, game: Game, base: Path) -> list[Entrant]:
