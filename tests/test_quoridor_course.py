@@ -306,6 +306,19 @@ def test_a_crash_in_last_move_is_charged_to_the_module_with_its_line(tmp_path):
     assert result["winner"] == 2
 
 
+def test_a_package_that_cannot_be_imported_crashes_its_first_step_naming_the_line(tmp_path):
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "__init__.py").write_text("from Model.interface import PlayerMove\nfrom .helper import nothing\n")
+    (team / "helper.py").write_text("x = 1\n")
+    out = tmp_path / "m"
+    result = play(out, f"module:{team}", "builtin:random", extra=["--seed", "1"])
+    first = verified(out)[0]
+    assert first["verdict"] == "CRASH" and result["winner"] == 2
+    # loaded before the match, but its failure is told as step 1's, with the line
+    assert "__init__.py, line 2: ImportError: cannot import name 'nothing'" in first["message"]
+
+
 def test_a_module_past_its_limit_is_judged_alike_by_the_match_and_rerun(tmp_path):
     module = tmp_path / "spin.py"
     module.write_text("def init(logger, playerId, numWalls, playerHomes):\n    return None\n"

@@ -181,7 +181,7 @@ ROGUES: dict[str, Rogue] = {
         "            time.sleep(1000)\n"
         "        os.setsid()\n"
         "    time.sleep(1000)\n"
-        "time.sleep(0.5); decide()"),
+        "time.sleep(0.5); decide()", options=("--set", "hard_time=30")),  # 150 forks: slow when busy
     "double_fork_daemon": Rogue(
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
@@ -190,12 +190,14 @@ ROGUES: dict[str, Rogue] = {
         "    os._exit(0)\n"
         "decide()"),
     "spawns_200_sleepers": Rogue(
-        "[subprocess.Popen(['sleep', '1000'], start_new_session=True) for _ in range(200)]; decide()"),
+        "[subprocess.Popen(['sleep', '1000'], start_new_session=True) for _ in range(200)]; decide()",
+        options=("--set", "hard_time=30")),  # 200 spawns take seconds on a busy machine
     "sleeper_in_new_session": Rogue(
         "subprocess.Popen(['sh', '-c', 'sleep 1000 & sleep 1000'], start_new_session=True); decide()"),
     # --- resources
     "memory_hog": Rogue("x = bytearray(3 * 1024 ** 3)", "MEMORY_LIMIT"),
-    "cpu_hog": Rogue("while True: pass", "CPU_LIMIT", options=("--set", "hard_time=8")),
+    # A wall limit far past the CPU limit: 2 s of CPU can take many seconds on a busy machine.
+    "cpu_hog": Rogue("while True: pass", "CPU_LIMIT", options=("--set", "hard_time=60")),
     "floods_stdout": Rogue("sys.stdout.write('y' * 5_000_000); decide()", check="stdout_capped"),
     "many_files": Rogue("[open(f'f{i}', 'w').close() for i in range(500)]; decide()"),
     "exhausts_file_descriptors": Rogue(
@@ -330,10 +332,10 @@ def _program(folder: Path, name: str, body: str, python: str = sys.executable) -
 
 
 def _survivors(token: str) -> list[int]:
-    """Processes whose environment carries ``token`` (for up to 3 s, as
-    SIGKILLed processes take a moment to be reaped)."""
+    """Processes whose environment carries ``token`` (for up to 30 s, as
+    SIGKILLed processes take a moment to be reaped, longer on a busy machine)."""
     needle = f"ROGUE_TOKEN={token}".encode()
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30
     while True:
         alive = []
         for pid in os.listdir("/proc"):

@@ -681,6 +681,9 @@ def _process_cpu_clock(pid: int) -> int:
 PERSISTENT = Persistent()
 
 
+CPU_POLL_S = 0.1  # how often a step with a CPU budget looks at a persistent player's CPU
+
+
 def run_persistent(req: dict, pid1: bool, control: int) -> dict:
     before, mark = _children_cpu(), PERSISTENT.cpu_mark
     reply = _persistent_step(req, pid1, control)
@@ -731,7 +734,12 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
             if wpid == pid:
                 status, usage = wstatus, wusage
                 break
-            if not _until(poller, deadline, control, pid1, pid):
+            if budget and player.cpu() - player.cpu_mark > budget + 1:
+                break  # it outlived its SIGXCPU: killed below
+            # With a CPU budget, wake now and then to look at its CPU: a
+            # player that ignores SIGXCPU would otherwise burn to the wall limit.
+            wake = min(deadline, time.monotonic() + CPU_POLL_S) if budget else deadline
+            if not _until(poller, wake, control, pid1, pid) and wake >= deadline:
                 reply["timed_out"] = True
                 break
     finally:
