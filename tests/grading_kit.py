@@ -102,8 +102,8 @@ for r in range(len(rows) - 1, -1, -1):
 
 
 def make_course(base: Path) -> dict:
-    """The TA's folder, the wheel, and a venv that sees the dependencies."""
-    base = tmp_path_factory.mktemp("course")
+    """The TA's folder in ``base``, the wheel, and new-player's folder for
+    the hand-ins."""
     folder = base / "course"
     (folder / "boards").mkdir(parents=True)
     (folder / "staff").mkdir()
