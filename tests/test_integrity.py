@@ -142,7 +142,10 @@ def test_a_full_disk_costs_one_line_and_no_half_files(tmp_path, limit):
         [sys.executable, "-c", FILL_UP.format(limit=limit), "play", "cantris",
          "--player", "builtin:greedy", "--player", "builtin:random", "--seed", "4",
          "--board", str(BOARDS / "cantris" / "10x5-1.txt"), "--out", str(out), "--quiet",
-         "--sandbox", "none"], capture_output=True, text=True, timeout=120)
+         "--sandbox", "none"], capture_output=True, text=True, timeout=120,
+        # No bytecode written under that limit: a .pyc cut at 1500 bytes would
+        # break every later import of the module (the whole suite failed so).
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert proc.returncode == 4, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len([ln for ln in lines if not ln.startswith("referee: warning")]) == 1

@@ -352,8 +352,10 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
             choices = ", ".join(builtin_names(game)) or "none"
             raise InputError(f"no built-in player {name!r} for {game.name}; choose one of: {choices}")
         # -P: the script's folder is not put on sys.path, so players/<game>/random.py
-        # cannot shadow the standard library's random.
-        return ProcessAgent(spec, [sys.executable, "-P", *game_package_option(game), str(script),
+        # cannot shadow the standard library's random.  -B: it reads the
+        # referee's bytecode but never writes it: under the player's file-size
+        # limit a .pyc cut short would break every later import of that module.
+        return ProcessAgent(spec, [sys.executable, "-P", "-B", *game_package_option(game), str(script),
                                    *builtin_options(name, query)], game.name, limits)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:

@@ -49,9 +49,15 @@ def _compile_host() -> None:
     install run only in the sandbox, where the host cannot write it); once
     per referee.  Without it the host still starts, compiling itself."""
     cached = importlib.util.cache_from_source(str(HOST_SCRIPT))
-    if not os.path.exists(cached):
-        with contextlib.suppress(Exception):
-            py_compile.compile(str(HOST_SCRIPT), cfile=cached, doraise=True)
+    if sys.dont_write_bytecode or os.path.exists(cached):
+        return
+    try:
+        py_compile.compile(str(HOST_SCRIPT), cfile=cached, doraise=True)
+        with open(cached, "rb") as f:  # a write cut short (a file-size limit, a full disk)
+            marshal.loads(f.read()[16:])  # would break every later host: check it
+    except Exception:
+        with contextlib.suppress(OSError):
+            os.remove(cached)
 
 
 class SeatHost:
@@ -89,7 +95,7 @@ class SeatHost:
 
     def _start(self, player_argv: Sequence[str]) -> None:
         _compile_host()
-        host = [sys.executable, "-S", "-I", "-c", HOST_CODE]
+        host = [sys.executable, "-S", "-I", "-B", "-c", HOST_CODE]  # -B: see _compile_host
         if self.sandbox.on:
             argv = sandbox_mod.wrap(self.sandbox, [*host, "--pid1"], self.seat_dir, self.hidden,
                                     player_argv, sandbox_mod.tmp_bytes(self.limits.disk_mb))
