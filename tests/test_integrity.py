@@ -67,6 +67,16 @@ EDITS = {
                  "step 2: step_logs/step_2.txt differs"),
     "cut_last_steps": (lambda f: _write_lines(f, _lines(f)[:-2]), "result.yaml"),
     "reordered": (lambda f: _write_lines(f, [_lines(f)[1], _lines(f)[0], *_lines(f)[2:]]), "step 1:"),
+    "result_names_swapped": (lambda f: _edit_result(f, players={
+        1: {"name": "builtin:random", "status": "active"}, 2: {"name": "builtin:greedy", "status": "active"}}),
+        "result.yaml: player 1 is named 'builtin:random'"),
+    "result_game": (lambda f: _edit_result(f, game="tsuro"), "result.yaml: game is 'tsuro'"),
+    "result_variant": (lambda f: _edit_result(f, variant="other"), "result.yaml: variant"),
+    "result_extra_key": (lambda f: _edit_result(f, grade="A+"), "result.yaml: unexpected keys (grade)"),
+    "result_no_players": (lambda f: _edit_result(f, players={1: {"name": "builtin:greedy", "status": "active"}}),
+                          "result.yaml: players are not one entry per seat"),
+    "result_verdict_invented": (lambda f: _edit_result(f, verdicts={1: {"OK": 1, "BRILLIANT": 9}, 2: {}}),
+                                "verdict counts differ"),
     "match_seed": (lambda f: (f / "match.yaml").write_text(
         (f / "match.yaml").read_text().replace("seed: 11", "seed: 12")), "match.yaml"),
 }
