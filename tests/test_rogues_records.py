@@ -128,3 +128,41 @@ def test_a_player_that_fills_the_disk_loses_the_match_it_is_never_voided(small_d
     assert shutil.disk_usage(small_disk).free > 4 << 20  # the seat's files are gone
     checked = referee("replay", out, "--verify")
     assert checked.returncode == 0, checked.stderr
+
+
+KILLS_REFEREE = '''
+import os, signal, sys, time
+referee = os.getppid()  # the portable runner starts players itself
+if os.fork() == 0:  # a daemon in a session of its own
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(1000)
+    os._exit(0)
+time.sleep(0.2)
+os.kill(referee, signal.SIGKILL)
+time.sleep(1000)
+'''
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX process semantics (Windows: the job object)")
+def test_through_the_portable_runner_a_player_that_kills_the_referee_dies_with_it(tmp_path):
+    """REFEREE_RUNNER=portable (what macOS and Windows use): the player and
+    its daemon outlive neither the referee nor the step (PR_SET_PDEATHSIG
+    and the watchdog; Windows's job object is not testable here)."""
+    import test_rogues as gallery
+
+    player = tmp_path / "killer.py"
+    player.write_text(KILLS_REFEREE)
+    token = gallery.uuid.uuid4().hex
+    env = dict(os.environ, ROGUE_TOKEN=token, REFEREE_RUNNER="portable")
+    argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris",
+            "--player", f"{sys.executable} {player}", "--player", "builtin:random",
+            "--board", str(BOARDS / "cantris" / "6x3-1.txt"), "--out", str(tmp_path / "match"),
+            "--quiet", "--sandbox", "none"]
+    try:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        survivors = gallery._survivors(token)
+        gallery._kill(survivors)
+    assert proc.returncode == -9
+    assert not survivors, f"{len(survivors)} processes outlived the referee"
