@@ -1,20 +1,23 @@
 """``referee check``: graders for assignment parts that are not whole games
 (e.g. Quoridor Part 1's get_neighbors / get_shortest_path).  A game package
-offers them as ``CHECKS``, a list of click commands; they are found by
-looking, only when ``referee check`` runs."""
+offers them as ``CHECKS``, a list of click commands, in the module its
+``referee.games`` entry point names; they are found only when ``referee
+check`` runs, and a game that fails to load costs only its own checks."""
 from __future__ import annotations
-
-import importlib
 
 import click
 
-from referee.games import available_games
+from referee.core import registry
+from referee.core.errors import InputError
 
 
 def _discover() -> dict[str, click.Command]:
     found = {}
-    for name in available_games():
-        module = importlib.import_module(f"referee.games.{name}")
+    for name in registry.available_games():
+        try:
+            module = registry.game_module(name)
+        except InputError:
+            continue  # said when the game itself is asked for
         for command in getattr(module, "CHECKS", []):
             found[command.name] = command
     return found

@@ -169,7 +169,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     from referee.console import ConsoleObserver, format_result
     from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
-    from referee.games import get_game
+    from referee.core.registry import get_game
 
     conf = load_config(config) if config else {}
     base = config.resolve().parent if config else Path.cwd()
@@ -217,10 +217,10 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     if color is None:
         color = conf.get("color")
         color = sys.stdout.isatty() if color is None else bool(color)
-    from referee.resources import resolve_board
+    from referee.resources import existing_board
 
     spec = MatchSpec(game=game, players=player_list,
-                     board=resolve_board(game, board or conf_path("board")),
+                     board=existing_board(game, board or conf_path("board")),
                      variant=variant or conf.get("variant"),
                      seed=seed_value(seed, name="--seed") if seed is not None
                      else seed_value(conf.get("seed"), str(config)),
@@ -252,12 +252,12 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
 def validate(game: str, file: Path, variant: str | None) -> None:
     """Check a board / start-position FILE for GAME."""
     from referee.core.textgrid import read_board_file
-    from referee.games import get_game
-    from referee.resources import resolve_board
+    from referee.core.registry import get_game
+    from referee.resources import existing_board
 
     g = get_game(game)
     variant = variant or g.variants[0]
-    file = resolve_board(g.name, file) or file
+    file = existing_board(g.name, file) or file
     board = g.parse_board(read_board_file(file), str(file), variant)
     for warning in g.board_warnings(board):
         click.echo(f"{file}: warning: {warning}")
@@ -324,6 +324,27 @@ def new_player(game: str, directory: Path, lang: str) -> None:
 
     for line in write_template(game, directory, lang):
         click.echo(line)
+
+
+@main.command()
+@click.argument("page", required=False)
+def docs(page: str | None) -> None:
+    """Where this install's documentation is, or print one PAGE of it
+    (e.g. 'referee docs protocol', 'referee docs cantris')."""
+    from referee.resources import docs_dir
+
+    folder = docs_dir()
+    pages = sorted(p.relative_to(folder).with_suffix("").as_posix() for p in folder.rglob("*.md"))
+    if page is None:
+        click.echo(f"documentation: {folder}")
+        click.echo("pages: " + ", ".join(pages))
+        click.echo("print one with: referee docs PAGE")
+        return
+    name = page.removesuffix(".md").removeprefix("docs/")
+    matches = [p for p in pages if p == name or p.rsplit("/", 1)[-1] == name]
+    if not matches:
+        raise InputError(f"no documentation page {page!r}; pages: {', '.join(pages)}")
+    click.echo((folder / f"{matches[0]}.md").read_text(encoding="utf-8"), nl=False)
 
 
 def _register_optional_commands() -> None:

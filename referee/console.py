@@ -40,6 +40,19 @@ def stderr_lines(record: dict[str, Any], count: int = STDERR_LINES) -> list[str]
     return [visible(ln, lines=False) for ln in lines[-count:]]
 
 
+def one_line(text: str, width: int = 60) -> str:
+    """A decision as it fits the step line: its first line (cut at ``width``),
+    '(+N lines)' for the rest, control characters shown as ^X, so a decision
+    of several lines or with a stray ESC cannot break the console's layout."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    first = "".join(f"^{chr((ord(c) + 64) % 128)}" if ord(c) < 32 or ord(c) == 127 else c
+                    for c in lines[0].strip())
+    first = first if len(first) <= width else first[:width - 1] + "…"
+    return first + (f" (+{len(lines) - 1} more line{'s' if len(lines) > 2 else ''})" if len(lines) > 1 else "")
+
+
 def format_step(record: dict[str, Any], names: list[str], folder: Path | str | None = None) -> str:
     """One step for the console.  The verdict line shows what the player itself
     decided; a move the referee played instead (``--policy random``) gets its
@@ -49,9 +62,9 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
     sequence or a line break in it cannot move the cursor or forge a line."""
     player = record["player"]
     substitute = record.get("fault") == "random"
-    own = (record.get("decision") or "").strip()
+    own = one_line(record.get("decision") or "")
     if substitute:
-        decision = own.splitlines()[0][:60] if own else "-"
+        decision = own or "-"
     else:
         decision = record.get("applied") or own or "-"
     verdict = "RESIGNED" if record.get("resigned") else record["verdict"]
@@ -74,6 +87,11 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
             line += "\n    stderr (last lines):\n" + "\n".join(f"      | {ln}" for ln in tail)
         if tail or record["verdict"] in PROCESS_FAULTS:
             line += f"\n    full output: {seat_output(folder, player)}"
+    left = record.get("orphans_killed")
+    if left:
+        line += (f"\n    {left} process{'es' if left > 1 else ''} it left running "
+                 f"{'were' if left > 1 else 'was'} killed at the end of the step (nothing "
+                 "a player starts outlives its step)")
     events = [format_event(e) for e in record.get("events") or []]
     if events:
         line += "\n    " + "; ".join(events)

@@ -11,8 +11,8 @@ from typing import Any, Iterator
 from referee.core.errors import InputError
 from referee.core.game import Game, GameState, Setup
 from referee.core.log import read_log, read_match_yaml, read_result_yaml
+from referee.core.registry import get_game
 from referee.core.rng import recorded_chance
-from referee.games import get_game
 
 
 class ReplayError(Exception):

@@ -55,21 +55,47 @@ def docs_dir() -> Path:
 
 
 def resolve_board(game: str, board: Path | None) -> Path | None:
-    """``board`` itself when it names an existing file; else a shipped board
-    it names, so the README's ``boards/cantris/10x5-1.txt`` works from any
-    folder of a wheel install, and so do ``10x5-1.txt`` and ``10x5-1``.
+    """``board`` itself when it names an existing file; else a board the
+    game ships that it names, so the README's ``boards/cantris/10x5-1.txt``
+    works from any folder of a wheel install, and so do ``10x5-1.txt`` and
+    ``10x5-1``; a plugin game's boards (its ``boards/`` folder) the same way.
     An unknown name comes back unchanged, for the caller's "cannot read"."""
     if board is None or board.exists() or board.is_absolute():
         return board
-    shipped = boards_dir()
+    from referee.core.registry import get_game
+
+    shipped = get_game(game).files("boards")
     parts = board.parts
     candidates = []
-    if parts and parts[0] == "boards":
-        candidates.append(shipped.joinpath(*parts[1:]))
-    candidates.append(shipped / game / board)
+    if len(parts) > 2 and parts[0] == "boards" and parts[1] == game:
+        candidates.append(shipped.joinpath(*parts[2:]))
+    elif parts and parts[0] == "boards":
+        candidates.append(boards_dir().joinpath(*parts[1:]))
+    candidates.append(shipped / board)
     if not board.suffix:
-        candidates.append(shipped / game / board.with_suffix(".txt"))
+        candidates.append(shipped / board.with_suffix(".txt"))
     for candidate in candidates:
         if candidate.is_file():
             return candidate
     return board
+
+
+def shipped_boards(game: str) -> list[str]:
+    """The names of the boards shipped for ``game`` (``10x5-1``, ...)."""
+    from referee.core.registry import get_game
+
+    folder = get_game(game).files("boards")
+    return sorted(p.stem for p in folder.glob("*.txt")) if folder.is_dir() else []
+
+
+def existing_board(game: str, board: Path | None) -> Path | None:
+    """:func:`resolve_board`, or an InputError that lists the shipped boards
+    when ``board`` is neither a file nor a shipped board's name."""
+    found = resolve_board(game, board)
+    if found is None or found.exists():
+        return found
+    from referee.core.errors import InputError
+
+    names = shipped_boards(game)
+    listed = f"shipped {game} boards: {', '.join(names)}" if names else f"no boards are shipped for {game}"
+    raise InputError(f"no such file, nor a shipped board of that name ({listed})", str(board))

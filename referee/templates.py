@@ -12,7 +12,7 @@ from pathlib import Path
 
 from referee import resources
 from referee.core.errors import InputError
-from referee.games import get_game
+from referee.core.registry import get_game
 
 _SOURCES = {"python": ("template.py", "player.py"), "cpp": ("template.cpp", "player.cpp")}
 
@@ -69,8 +69,8 @@ are all a grader needs. From the folder above this one:
 - Linux, macOS: `zip -r {name}.zip {name} -x {skip}`
 - Windows (PowerShell): `Compress-Archive -Path {name} -DestinationPath {name}.zip`
 
-Rules, file formats and limits: `referee --help`, and the game's page in the
-referee's documentation (docs/games/{game}.md).
+Rules, file formats and limits: `referee --help`, and the game's page
+({rules}).
 """
 
 
@@ -79,11 +79,11 @@ def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
     returns lines to print."""
     game = get_game(game_name)
     source_name, target_name = _SOURCES[lang]
-    players = resources.players_dir()
-    source = players / game.name / source_name
-    sdk = players / "sdk"
+    folder = game.files("players")
+    source = folder / source_name
+    sdk = resources.players_dir() / "sdk"
     if not source.is_file():
-        raise InputError(f"no {lang} template for {game.name} yet (looked in {players})")
+        raise InputError(f"no {lang} template for {game.name} yet (looked in {folder})")
     directory = Path(directory)
     target = directory / target_name
     if target.exists():
@@ -105,9 +105,17 @@ def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
         title=game.title, language="Python" if lang == "python" else "C++14", game=game.name,
         verb="Play" if lang == "python" else "Build and play", run=run, about=_ABOUT[lang],
         files=_HAND_IN[lang][0], skip=_HAND_IN[lang][1].format(name=directory.resolve().name),
-        name=directory.resolve().name)
+        name=directory.resolve().name, rules=_rules_label(game))
     (directory / "README.md").write_text(readme, encoding="utf-8")
     others = " and ".join(system.split(" (")[0] for system, _ in commands[1:])
     return [f"wrote {target}", f"wrote {directory / 'README.md'}", "",
             f"cd {directory}, then on {commands[0][0]} (README.md has {others}):",
             *(f"    {line}" for line in commands[0][1])]
+
+
+def _rules_label(game) -> str:
+    """Where the README sends a student for the rules: the referee's docs
+    folder for its own games, the file itself for a plugin's."""
+    if game.home is None:
+        return f"docs/games/{game.name}.md in the referee's documentation"
+    return str(game.rules_file())

@@ -29,6 +29,8 @@ from referee.core.log import REQUIRED_LOG_KEYS, line_hash, state_hash
 from referee.core.match import forfeit_outcome
 from referee.core.rng import derived_rng, recorded_chance
 from referee.core.verdicts import Verdict
+
+HUMAN_COMMANDS = ("human", "human:web")  # the seats that may resign (match.yaml's command)
 from referee.replay import GameReplay, load
 
 
@@ -164,6 +166,8 @@ class _Checker:
         self.counts[player][verdict.value] += 1
         self._clock(k, record, player, verdict)
         resigned = bool(record.get("resigned"))
+        if verdict is Verdict.RESIGNED and not resigned:
+            raise Mismatch(f"step {k}: verdict RESIGNED, but the step is not marked resigned")
         if resigned:
             self._check_resign(k, record, player, verdict)
             decision, fault = None, "forfeit"
@@ -202,10 +206,11 @@ class _Checker:
     def _check_resign(self, k: int, record: dict[str, Any], player: int, verdict: Verdict) -> None:
         """Only a human at the keyboard resigns, and gives no decision doing so."""
         seat = self.replay.match["players"][player - 1]
-        if not isinstance(seat, dict) or seat.get("command") != "human":
+        if not isinstance(seat, dict) or seat.get("command") not in HUMAN_COMMANDS:
             raise Mismatch(f"step {k}: player {player} resigned, but is not a human at the keyboard")
-        if verdict is not Verdict.NO_DECISION or record.get("decision") is not None:
-            raise Mismatch(f"step {k}: a resignation logs no decision and verdict NO_DECISION")
+        # NO_DECISION: how logs before the RESIGNED verdict recorded a resignation
+        if verdict not in (Verdict.RESIGNED, Verdict.NO_DECISION) or record.get("decision") is not None:
+            raise Mismatch(f"step {k}: a resignation logs no decision and verdict RESIGNED")
 
     def _clock(self, k: int, record: dict[str, Any], player: int, verdict: Verdict) -> None:
         """The time bank follows from the logged wall times (rounded to 0.1 ms

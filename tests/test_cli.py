@@ -120,11 +120,11 @@ def test_validate_ok_and_warnings(tmp_path):
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--set", "cpu_time=x"),
      "limit cpu_time: expected a number, got 'x'"),
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--board", "nope.txt"),
-     "nope.txt: cannot read: No such file or directory"),
+     "nope.txt: no such file, nor a shipped board of that name (shipped cantris boards: 10x5-1"),
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--variant", "big"),
      "unknown variant 'big' for cantris"),
     (("replay", "nowhere", "--verify"), "nowhere: not a match folder"),
-    (("validate", "cantris", "nope.txt"), "nope.txt: cannot read: No such file or directory"),
+    (("validate", "cantris", "nope.txt"), "nope.txt: no such file, nor a shipped board of that name"),
 ])
 def test_bad_usage_exits_2_with_one_line(tmp_path, args, message):
     proc = referee(*args, cwd=tmp_path)
@@ -177,7 +177,7 @@ def test_human_player_is_shown_the_moves_and_asked_again(tmp_path):
     assert "not accepted: cell (0, 9) is off the 8x4 board" in proc.stdout
     records = [json.loads(x) for x in (tmp_path / "m" / "log.jsonl").read_text().splitlines()]
     assert records[0]["applied"] == "2 1" and records[0]["events"][1]["points"] == 3
-    assert records[-1]["player"] == 1 and records[-1]["verdict"] == "NO_DECISION"
+    assert records[-1]["player"] == 1 and records[-1]["verdict"] == "RESIGNED"
 
 
 def test_new_player_python_template_runs_unchanged(tmp_path):

@@ -23,7 +23,7 @@ from referee.cli import main
 from referee.core import settings as settings_mod
 from referee.core.errors import InputError
 from referee.core.game import DecisionError, Setup
-from referee.games import available_games, get_game
+from referee.core.registry import available_games, get_game
 from referee.games.quoridor.codec import parse_premoves
 
 FUZZ = settings(max_examples=80, derandomize=True, deadline=None, database=None,

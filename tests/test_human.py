@@ -66,7 +66,8 @@ def test_quit_resigns_with_a_result_and_the_log_verifies(tmp_path):
     assert result["winner"] == 1 and result["reason"] == "player 2 resigned"
     assert result["players"][2]["status"] == "resigned"
     last = read_log(out)[-1]
-    assert last["resigned"] is True and last["player"] == 2
+    assert last["resigned"] is True and last["player"] == 2 and last["verdict"] == "RESIGNED"
+    assert "step   2  player 2 (human)  -  RESIGNED" in proc.stdout
     assert referee("replay", out, "--verify").returncode == 0
 
 
@@ -97,9 +98,47 @@ def test_an_illegal_line_is_refused_and_the_next_legal_one_accepted(tmp_path):
                                  out=tmp_path / "m"))
     agent = HumanAgent(prepared.game, read=lambda prompt: next(lines), out=screen)
     state = prepared.game.initial_state(prepared.setup)
-    reply = agent.decide(tmp_path, 1, 1, state)
-    assert reply.text == "1 0\n" and not reply.resigned
+    seat = tmp_path / "m" / "players" / "p1"
+    (seat / "step_logs").mkdir(parents=True)
+    reply = agent.decide(seat, 1, 1, state)
+    assert reply.text == "1 0\n" and not reply.resigned and reply.human
+    assert (seat / "decision.txt").read_text() == "1 0\n"  # handed over as a program's is
     assert screen.getvalue().count("not accepted:") == 2
+
+
+def test_arrow_keys_and_control_characters_are_never_read_as_a_move(tmp_path):
+    """Without line editing (input from a pipe) an arrow key arrives as ESC [ A."""
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", "human", "--player", "builtin:random",
+                   "--seed", 1, "--out", out, "--no-color", input="\x1b[A\n1\x040\n0 0\nquit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "terminal key code (an arrow or other editing key?)" in proc.stdout
+    assert "control characters ^D" in proc.stdout
+    first = read_log(out)[0]
+    assert first["player"] == 1 and first["decision"] == "0 0\n" and first["verdict"] == "OK"
+
+
+def test_a_human_is_never_late_and_a_resignation_is_resigned_everywhere(tmp_path):
+    import time
+
+    def slow(prompt: str, answers=iter(["0 0", "resign"])) -> str:
+        until = time.monotonic() + 0.1  # always past the 0.05 s soft limit, whatever the load
+        while time.monotonic() < until:
+            pass
+        return next(answers)
+
+    out = tmp_path / "m"
+    prepared = prepare(MatchSpec(game="cantris", players=["human", "builtin:random"], seed=1,
+                                 out=out, settings={"soft_time": 0.05}))
+    prepared.agents[0] = HumanAgent(prepared.game, read=slow, out=io.StringIO())
+    Match(prepared, Observer()).run()
+    log = read_log(out)
+    assert log[0]["verdict"] == "OK" and log[0]["wall_ms"] > 50
+    assert log[-1]["verdict"] == "RESIGNED" and log[-1]["resigned"]
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    assert result["verdicts"][1]["RESIGNED"] == 1 and result["verdicts"][1]["NO_DECISION"] == 0
+    assert result["verdicts"][1]["LATE"] == 0
+    assert referee("replay", out, "--verify").returncode == 0
 
 
 def test_ctrl_c_while_a_program_thinks_stops_without_a_traceback(tmp_path, make_player):
@@ -131,3 +170,17 @@ def test_a_resignation_under_a_time_bank_verifies(tmp_path):
     assert read_log(out)[-1]["resigned"] and "bank_ms" in read_log(out)[-1]
     verify = referee("replay", out, "--verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_the_quoridor_prompt_says_which_pawn_is_yours_and_the_tsuro_board_is_labelled(tmp_path):
+    proc = referee("play", "quoridor", "--player", "builtin:random", "--player", "human",
+                   "--seed", 1, "--out", tmp_path / "q", "--no-color", input="quit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"you are player 2 \(blue, shown as 2 on the board\), pawn at \d \d, goal row 8, "
+                     r"10 walls left", proc.stdout)
+    proc, _ = play_tsuro_as_human(tmp_path, "S 3\nquit\n")
+    assert re.search(r"^ +c0 +c1 +c2 +c3 +c4 +c5$", proc.stdout, re.M)
+    assert re.search(r"^ r5  \|", proc.stdout, re.M)
+    # Where each hand tile would take the marker, per rotation.
+    assert re.search(r"^   i=0 #\d+: +rot 0: (OUT \(\w+\)|\d \d \w+, faces -?\d -?\d) \| rot 1: ",
+                     proc.stdout, re.M), proc.stdout

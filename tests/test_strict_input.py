@@ -10,7 +10,7 @@ from referee.core import numbers, settings
 from referee.core.errors import InputError
 from referee.core.game import DecisionError, Setup
 from referee.core.textgrid import MAX_FILE_CHARS
-from referee.games import available_games, get_game
+from referee.core.registry import available_games, get_game
 from referee.games.quoridor.codec import parse_premoves
 
 HUGE = "9" * 5000

@@ -15,7 +15,9 @@ decisions reproduces every state hash.
 from __future__ import annotations
 
 import abc
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Hashable, Mapping, Sequence
 
 Event = dict[str, Any]
@@ -151,6 +153,29 @@ class Game(abc.ABC):
     """Overrides of the core's default limits (e.g. ``{"soft_time": 30}``)."""
     decision_help: ClassVar[str] = ""
     """One line describing the decision file format, shown in error messages."""
+    home: ClassVar[str | os.PathLike | None] = None
+    """The folder holding the game's own files: ``players/`` (built-in
+    players as ``NAME.py``, the student templates ``template.py`` /
+    ``template.cpp``), ``boards/`` and ``rules.md``.  A plugin sets it to its
+    package folder (``Path(__file__).parent``); None means the referee's own
+    layout (``players/<name>/``, ``boards/<name>/``, ``docs/games/<name>.md``),
+    which is where the games it ships keep theirs."""
+
+    def files(self, kind: str) -> Path:
+        """The game's folder of ``kind``: ``"players"`` or ``"boards"``."""
+        if self.home is not None:
+            return Path(self.home) / kind
+        from referee import resources
+
+        return resources.resource_dir(kind) / self.name
+
+    def rules_file(self) -> Path:
+        """The page that explains the game's rules and file formats."""
+        if self.home is not None:
+            return Path(self.home) / "rules.md"
+        from referee import resources
+
+        return resources.docs_dir() / "games" / f"{self.name}.md"
 
     def default_policy(self, players: int) -> str:
         """The fault policy when none is configured."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Hashable, Mapping
 
 from referee import __version__
-from referee.games import get_game
+from .registry import get_game
 
 from . import files, sandbox as sandbox_mod, seats, settings as settings_mod, trees, views
 from .errors import InputError
@@ -416,13 +416,15 @@ class Match:
                limits: Limits) -> tuple[Verdict, str | None, Hashable | None]:
         fault = process_fault(reply.run, limits)
         if fault:
-            return fault[0], fault[1], None
+            written = ("; it had written decision.txt, but a program must exit (a persistent one: "
+                       "print done) within the limit: a killed program's decision does not count")
+            return fault[0], fault[1] + (written if reply.text is not None else ""), None
         if reply.problem:
             return Verdict.MALFORMED, reply.problem, None
         if reply.text is None:
             if reply.run.failed:
                 return Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt" + _tail(reply), None
-            return Verdict.NO_DECISION, "the program exited without writing decision.txt", None
+            return Verdict.NO_DECISION, "the program exited without writing decision.txt" + _printed(reply), None
         raw = reply.text.strip()
         try:
             decision = self.game.parse_decision(state, reply.text)
@@ -431,7 +433,7 @@ class Match:
         reason = state.illegal_reason(decision)
         if reason:
             return Verdict.ILLEGAL, f"{raw[:80]!r}: {reason}" + self._legal_hint(state), None
-        if reply.run.wall_s > limits.soft_time:
+        if reply.run.wall_s > limits.soft_time and not reply.human:
             return Verdict.LATE, f"took {reply.run.wall_s:.2f} s, soft limit {limits.soft_time:g} s", decision
         return Verdict.OK, None, decision
 
@@ -502,12 +504,12 @@ class Match:
     def _resign(self, step: int, player: int, state: GameState, record: dict[str, Any],
                 run: RunResult):
         """A human resigned (quit, Ctrl-C): the match ends, the others win.
-        Logged as a forfeit marked ``resigned`` (replay needs nothing new;
-        verify accepts it from a human seat only)."""
-        self._count(player, Verdict.NO_DECISION)
+        Logged as a forfeit marked ``resigned``, verdict RESIGNED (verify
+        accepts it from a human seat only)."""
+        self._count(player, Verdict.RESIGNED)
         self.status[player] = "resigned"
         record.update(decision=None, wall_ms=round(run.wall_s * 1000, 1), cpu_ms=0, peak_kb=0,
-                      verdict=Verdict.NO_DECISION.value, resigned=True,
+                      verdict=Verdict.RESIGNED.value, resigned=True,
                       message=f"step {step}, player {player} resigned", fault="forfeit",
                       applied=None, events=[{"type": "resign", "player": player}])
         return state, record, (player, None)
@@ -549,6 +551,15 @@ class Match:
 def _tail(reply: Reply) -> str:
     lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
     return f" (stderr: {visible(lines[-1][:160], lines=False)})" if lines else ""
+
+
+def _printed(reply: Reply) -> str:
+    """A program that printed its move instead of writing it: say so."""
+    lines = [ln.strip() for ln in reply.run.stdout_tail.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    return (f"; it printed {lines[-1][:60]!r} to stdout: write the decision to decision.txt "
+            "(the SDK's save_decision) instead of printing it")
 
 
 def forfeit_outcome(state: GameState, status: Mapping[int, str], loser: int,

@@ -12,6 +12,7 @@ from typing import Callable, Hashable, Protocol, Sequence, TextIO
 
 from referee import resources
 
+from . import files
 from .errors import InputError
 from .game import DecisionError, Game, GameState
 from . import seats
@@ -31,8 +32,13 @@ def players_dir() -> Path:
     return resources.players_dir()
 
 
-def builtin_names(game: str) -> list[str]:
-    folder = players_dir() / game
+def builtin_names(game: Game | str) -> list[str]:
+    """The built-in players of ``game`` (a Game, or its name)."""
+    if isinstance(game, str):
+        from .registry import get_game
+
+        game = get_game(game)
+    folder = game.files("players")
     skip = {"template.py", "__init__.py"}
     return sorted(p.stem for p in folder.glob("*.py") if p.name not in skip and not p.name.startswith("_"))
 
@@ -45,6 +51,7 @@ class Reply:
     run: RunResult
     problem: str | None = None  # why the decision file could not be used at all
     resigned: bool = False  # a human typed quit/resign or pressed Ctrl-C: the game ends
+    human: bool = False  # a person decided: thinking time is never LATE (a time bank still runs)
 
 
 class Agent(Protocol):
@@ -158,6 +165,52 @@ def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply
     return Reply(data.decode("utf-8", "replace"), run)
 
 
+def human_reply(workdir: Path, player: int, text: str, started: float) -> Reply:
+    """A person's accepted decision, handed over as any player's is: written
+    to the seat's ``decision.txt`` by the referee (a person is not sandboxed;
+    the folder is the seat's own) and read back through the same
+    :meth:`SeatFolder.read_decision`, so the log, the verdict and verify see
+    a human's step exactly as a program's."""
+    files.write_text(workdir / DECISION_FILE, text.strip() + "\n")
+    run = RunResult(exit_code=0, wall_s=time.monotonic() - started)
+    seat = SeatFolder(workdir.parents[1], player)
+    try:
+        reply = reply_from(*seat.read_decision(DECISION_CAP), run)
+    finally:
+        seat.close()
+    reply.human = True
+    return reply
+
+
+def human_resigns(started: float) -> Reply:
+    return Reply(None, RunResult(exit_code=0, wall_s=time.monotonic() - started), resigned=True,
+                 human=True)
+
+
+def key_codes(text: str) -> str | None:
+    """Why a typed line is not a move, when it holds terminal key codes (an
+    arrow key read without line editing sends ESC [ A) or other control
+    characters; None for an ordinary line."""
+    if "\x1b" in text:
+        return ("that line holds a terminal key code (an arrow or other editing key?): "
+                "type the move as text")
+    bad = sorted({c for c in text if ord(c) < 32 and c not in "\t\r\n"})
+    if bad:
+        return "that line holds control characters " + " ".join(f"^{chr(ord(c) + 64)}" for c in bad)
+    return None
+
+
+def line_editing() -> None:
+    """Arrow keys, Home/End and history at the prompt (GNU readline where
+    Python has it, and only on a terminal), so an arrow key edits the line
+    instead of being typed into it."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        try:
+            import readline  # noqa: F401  (importing it is what turns line editing on)
+        except ImportError:  # Windows' console edits lines itself
+            pass
+
+
 class HumanAgent:
     """A person at the terminal: the board as that seat sees it (other hands
     hidden), the legal moves, a validated prompt that asks again until the
@@ -173,6 +226,8 @@ class HumanAgent:
         self.read = read
         self.out = out or sys.stdout
         self.color = color
+        if read is input:
+            line_editing()
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
         started = time.monotonic()
@@ -188,15 +243,13 @@ class HumanAgent:
                 text = "resign"
             word = text.strip().lower()
             if word in self.RESIGN_WORDS:
-                run = RunResult(exit_code=0, wall_s=time.monotonic() - started)
-                return Reply(None, run, resigned=True)
+                return human_resigns(started)
             if word in ("?", "help", "moves"):
                 self._show_moves(legal, everything=True)
                 continue
-            error = check_decision(self.game, state, text)
+            error = key_codes(text) or check_decision(self.game, state, text)
             if error is None:
-                run = RunResult(exit_code=0, wall_s=time.monotonic() - started)
-                return Reply(text.strip() + "\n", run)
+                return human_reply(workdir, player, text, started)
             print(f"  not accepted: {error}  (type ? for the legal moves)", file=self.out)
 
     def _show_moves(self, legal: list[Hashable], everything: bool = False) -> None:
@@ -260,7 +313,7 @@ def builtin_options(name: str, query: str) -> list[str]:
 def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False) -> Agent:
     """Turn a ``--player`` value into an agent.
 
-    ``builtin:NAME`` runs ``players/<game>/NAME.py`` with this Python;
+    ``builtin:NAME`` runs the game's ``players/NAME.py`` with this Python;
     ``human`` asks at the terminal; a game may define its own kinds (e.g.
     ``module:...``); anything else is a command line."""
     spec = spec.strip()
@@ -275,9 +328,9 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         return HumanAgent(game, color=color)
     if spec.startswith("builtin:"):
         name, _, query = spec.split(":", 1)[1].partition("?")
-        script = players_dir() / game.name / f"{name}.py"
-        if not script.is_file() or name not in builtin_names(game.name):
-            choices = ", ".join(builtin_names(game.name)) or "none"
+        script = game.files("players") / f"{name}.py"
+        if not script.is_file() or name not in builtin_names(game):
+            choices = ", ".join(builtin_names(game)) or "none"
             raise InputError(f"no built-in player {name!r} for {game.name}; choose one of: {choices}")
         # -P: the script's folder is not put on sys.path, so players/<game>/random.py
         # cannot shadow the standard library's random.

@@ -64,7 +64,7 @@ def check_entrants(config) -> None:
     """The ``tournament`` pre-flight: every entrant, before the first game."""
     from .players import make_agent
     from .runner import Limits
-    from referee.games import get_game
+    from .registry import get_game
 
     game = get_game(config.game)
     check_players(((f"entrant '{e.name}' ('{e.command}')",

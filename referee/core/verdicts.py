@@ -23,6 +23,7 @@ class Verdict(str, enum.Enum):
     MEMORY_LIMIT = "MEMORY_LIMIT"
     DISK_LIMIT = "DISK_LIMIT"  # its folder past disk_mb, or it filled the disk
     CRASH = "CRASH"
+    RESIGNED = "RESIGNED"  # a human at the keyboard or in the browser gave up: the game ends
 
     @property
     def counts(self) -> bool:

@@ -1,23 +1,12 @@
-"""Game packages.  Each subpackage exposes ``GAME``, an instance of
-:class:`referee.core.game.Game`; they are found by looking, so adding a game
-means adding a package and nothing else."""
+"""The games the referee ships.  Each subpackage exposes ``GAME``, an instance
+of :class:`referee.core.game.Game`, and is declared in setup.cfg's
+``referee.games`` entry points exactly like a game from another package
+(docs/writing-a-game.md); :mod:`referee.core.registry` finds them all.
+
+``available_games`` and ``get_game`` are the registry's, re-exported here for
+code written before games could be plugins."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from referee.core.registry import available_games, get_game
 
-from referee.core.errors import InputError
-from referee.core.game import Game
-
-
-def available_games() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
-
-
-def get_game(name: str) -> Game:
-    """The game called ``name``; an InputError listing the choices otherwise."""
-    names = available_games()
-    if name not in names:
-        raise InputError(f"unknown game {name!r}; choose one of: {', '.join(names)}")
-    module = importlib.import_module(f"{__name__}.{name}")
-    return module.GAME
+__all__ = ["available_games", "get_game"]

@@ -26,7 +26,7 @@ from referee.core.players import make_agent
 from referee.core.rng import derived_key, derived_rng
 from referee.core.runner import Limits
 from referee.core.settings import load_yaml
-from referee.games import get_game
+from referee.core.registry import get_game
 
 from .formats import FORMATS, swiss_max_rounds
 

@@ -24,11 +24,12 @@ def static(name: str) -> str:
     """A file of static/, to inline; '</' is broken up so a script or style
     never ends early."""
     text = (HERE / "static" / name).read_text(encoding="utf-8")
-    return text.replace("</", "<\\/") if name.endswith(".js") else text
+    return script(text) if name.endswith(".js") else text
 
 
-def has_static(name: str) -> bool:
-    return (HERE / "static" / name).is_file()
+def script(text: str) -> str:
+    """JavaScript to inline in a <script> element ('</' broken up)."""
+    return text.replace("</", "<\\/")
 
 
 def json_for_script(data: Any) -> str:

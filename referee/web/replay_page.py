@@ -16,7 +16,7 @@ from referee.core import files
 from referee.replay import frames
 
 from . import assets
-from .scenes import scene_module
+from .scenes import scene_module, script_text
 
 RECORD_KEYS = ("step", "player", "kind", "decision", "applied", "verdict", "message", "fault",
                "events", "scores", "wall_ms", "cpu_ms", "peak_kb", "exit", "auto",
@@ -125,7 +125,8 @@ def page_data(replay) -> dict[str, Any]:
 def render(replay) -> str:
     data = page_data(replay)
     match = replay.match
-    script = f"draw_{replay.game.name}.js"
+    module = scene_module(replay.game.name) if data["drawing"] == "svg" else None
+    script = script_text(module) if module is not None else ""
     context = {
         "title": f"{replay.game.title} replay: {replay.root.name}",
         "game_title": replay.game.title,
@@ -141,7 +142,7 @@ def render(replay) -> str:
         "referee_version": match.get("referee") or "",
         "css": assets.static("replay.css"),
         "common_js": assets.static("svg.js"),
-        "game_js": assets.static(script) if data["drawing"] == "svg" and assets.has_static(script) else "",
+        "game_js": assets.script(script),
         "replay_js": assets.static("replay.js"),
         "data_json": assets.json_for_script(data),
     }

@@ -190,10 +190,17 @@ class JsonParser;
 
 // ---------------------------------------------------------------- files ----
 
+// What a missing view file means: the program was started by hand, outside a step.
+constexpr const char* RUN_BY_HAND =
+    "The referee writes Board.txt, state.json and step_logs/ into the player's folder before "
+    "each step; to run one step of a match again by hand, use: "
+    "referee rerun MATCH_DIR --step K [--player \"./a.out\"]";
+
 // The whole file as bytes; throws std::runtime_error naming the file.
 inline std::string read_text(const std::string& path) {
     errno = 0;
     std::ifstream in(path, std::ios::binary);
+    if (!in && errno == ENOENT) throw std::runtime_error(path + ": no such file here. " + RUN_BY_HAND);
     if (!in) throw std::runtime_error(path + ": cannot open" + detail::errno_suffix(errno));
     std::ostringstream content;
     content << in.rdbuf();

@@ -82,7 +82,7 @@ class QuoridorGame(Game):
         return data
 
     def render(self, state: QuoridorState, viewer: int | None = None, color: bool = False) -> str:
-        return render(state, color)
+        return render(state, color, viewer)
 
     def state_from_json(self, data: dict[str, Any]) -> QuoridorState:
         """A position from ``to_json`` or state.json data (history not included)."""

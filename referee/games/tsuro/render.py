@@ -119,7 +119,7 @@ def render(state: TsuroState, viewer: int | None = None, color: bool = False) ->
             dr = dc = 0
         pr, pc = PORT_AT[port]
         put(row * HEIGHT + pr + dr, col * WIDTH + pc + dc, str(p % 10), p)
-    lines = ["".join(line).rstrip() for line in canvas]
+    lines = _labelled(["".join(line).rstrip() for line in canvas])
     lines.append(LEGEND)
     for p in range(1, state.players + 1):
         out = state.out[p - 1]
@@ -135,4 +135,53 @@ def render(state: TsuroState, viewer: int | None = None, color: bool = False) ->
     if viewer is not None and 1 <= viewer <= state.players and state.hands[viewer - 1]:
         lines.append(f" your hand (player {viewer}) at rotation 0; rot turns a tile clockwise:")
         lines += [" " + line for line in hand_pictures(state.hands[viewer - 1])]
+        lines += landings(state, viewer)
     return "\n".join(lines) + "\n"
+
+
+GUTTER = 4  # room left of the board for the row numbers
+
+
+def _labelled(board: list[str]) -> list[str]:
+    """The drawn board with column numbers above and row numbers on the
+    left, each at the middle of its cell (the ``r c`` of ``T i rot r c``)."""
+    head = [" "] * (GUTTER + MARGIN + WIDTH * geo.SIZE + 2)
+    for c in range(geo.SIZE):
+        at = GUTTER + MARGIN + c * WIDTH + WIDTH // 2 - 1
+        head[at:at + 2] = f"c{c}"
+    out = ["".join(head).rstrip()]
+    for i, line in enumerate(board):
+        r, inside = divmod(i - MARGIN, HEIGHT)
+        label = f"r{r}" if 0 <= r < geo.SIZE and inside == HEIGHT // 2 else ""
+        out.append(f"{label:>{GUTTER - 1}} {line}".rstrip())
+    return out
+
+
+SIDES = ("top", "top", "right", "right", "bottom", "bottom", "left", "left")
+
+
+def _spot(facing: geo.Point) -> str:
+    """'0 1 left, faces 0 0': the cell a marker stands on, the side it
+    stands at, and the cell in front of it (where its next tile goes)."""
+    row, col, port = geo.across(facing)
+    return f"{row} {col} {SIDES[port]}, faces {facing[0]} {facing[1]}"
+
+
+def landings(state: TsuroState, viewer: int) -> list[str]:
+    """Where the viewer's marker goes with each hand tile and rotation placed
+    on the cell in front of it: the effect of a move, not only its text."""
+    facing = state.markers[viewer - 1]
+    if facing is None or state.out[viewer - 1] is not None or state.step_kind() != "play":
+        return []
+    row, col = facing[:2]
+    if not geo.on_board(row, col) or state.cells[geo.index(row, col)] is not None:
+        return []
+    lines = [f" placed on row {row} col {col} (in front of your marker), your marker would go to:"]
+    for i, tile in enumerate(state.hands[viewer - 1]):
+        ends = []
+        for rot in range(4):
+            result = geo.place(state.cells, state.active_markers(), tile, rot, row, col)
+            gone = result.eliminated.get(viewer)
+            ends.append(f"rot {rot}: " + (f"OUT ({gone})" if gone else _spot(result.markers[viewer])))
+        lines.append(f"   i={i} #{tile}:".ljust(13) + " | ".join(ends))
+    return lines

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games import get_game
+from referee.core.registry import get_game
 
 
 def applied_decision(game_name: str, prev: Any, record: dict[str, Any] | None) -> Any:

@@ -7,6 +7,10 @@ from typing import Any
 from referee.games.blackhole.rules import HOLE, BlackHoleState, Move
 
 from ._common import applied_decision
+from . import STATIC
+
+SCRIPT = STATIC / "draw_blackhole.js"
+"""Draws this scene (see scenes/__init__.py)."""
 
 
 def scene(prev: BlackHoleState | None, record: dict[str, Any] | None,

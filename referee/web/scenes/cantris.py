@@ -6,6 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from referee.games.cantris.rules import CantrisState, clear, remove_tile
+from . import STATIC
+
+SCRIPT = STATIC / "draw_cantris.js"
+"""Draws this scene (see scenes/__init__.py)."""
 
 
 def scene(prev: CantrisState | None, record: dict[str, Any] | None,

@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from referee.games.quoridor.rules import COLOR, GOAL_NAME, SIZE, QuoridorState, seats
+from . import STATIC
+
+SCRIPT = STATIC / "draw_quoridor.js"
+"""Draws this scene (see scenes/__init__.py)."""
 
 
 def scene(prev: QuoridorState | None, record: dict[str, Any] | None,

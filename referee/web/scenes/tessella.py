@@ -7,6 +7,10 @@ from typing import Any
 from referee.games.tessella.rules import CELLS, EMPTY, Move, TessellaState, shape
 
 from ._common import applied_decision
+from . import STATIC
+
+SCRIPT = STATIC / "draw_tessella.js"
+"""Draws this scene (see scenes/__init__.py)."""
 
 
 def scene(prev: TessellaState | None, record: dict[str, Any] | None,

@@ -9,6 +9,10 @@ from typing import Any
 from referee.games.tsuro import board as geo
 from referee.games.tsuro.rules import TsuroState
 from referee.games.tsuro.tiles import TILES
+from . import STATIC
+
+SCRIPT = STATIC / "draw_tsuro.js"
+"""Draws this scene (see scenes/__init__.py)."""
 
 
 def tile_paths() -> list[list[list[list[int]]]]:

@@ -2,7 +2,8 @@
    before with the removed tile, then each cascade pass with its cells. */
 "use strict";
 (function (R) {
-  var TILE = ["#ffffff", "#ef5350", "#42a5f5", "#66bb6a", "#ffca28", "#ab47bc", "#ff7043", "#26c6da", "#8d6e63", "#78909c"];
+  /* No red or blue: those are player 1's and player 2's colours everywhere on the page. */
+  var TILE = ["#ffffff", "#26a69a", "#ab47bc", "#9ccc65", "#ffca28", "#ec407a", "#8d6e63", "#ff7043", "#78909c", "#5c6bc0"];
   function tileColor(v) { return TILE[v % TILE.length] || "#999"; }
 
   function grid(board, size, marks, markKind) {

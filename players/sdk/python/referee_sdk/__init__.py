@@ -75,9 +75,18 @@ def _parse(kind: str, text: str) -> Any:
     return parser(text) if parser else parse_tokens(text)
 
 
+RUN_BY_HAND = ("The referee writes Board.txt, state.json and step_logs/ into the player's "
+               "folder before each step; to run one step of a match again by hand, use:\n"
+               "  referee rerun MATCH_DIR --step K [--player \"python3 player.py\"]")
+
+
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        # Run by hand (`python3 player.py 1 1`) in a folder the referee never wrote.
+        raise SystemExit(f"{path}: no such file in {os.getcwd()}.\n{RUN_BY_HAND}") from None
 
 
 def read_state() -> dict[str, Any]:

@@ -1,0 +1,78 @@
+"""What a new user hits first, said plainly: a move printed instead of
+written, a decision written by a program that was then killed, processes left
+running, a decision of two lines, a board name that is not shipped, a player
+run by hand without its files, the docs of a wheel install."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from conftest import read_log, referee
+
+
+def play(tmp_path, player: str, *extra: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", player, "--player", "builtin:random",
+                   "--seed", 1, "--out", out, "--no-color", *extra)
+    assert proc.returncode == 0, proc.stderr
+    return proc, read_log(out)
+
+
+def test_a_move_printed_to_stdout_is_named_with_where_it_should_go(tmp_path, make_player):
+    proc, log = play(tmp_path, make_player("printer", "print('hello')\nprint('0 0')\n"))
+    assert log[0]["verdict"] == "NO_DECISION"
+    assert "it printed '0 0' to stdout: write the decision to decision.txt" in log[0]["message"]
+    assert "it printed '0 0' to stdout" in proc.stdout
+
+
+def test_a_decision_written_before_a_timeout_is_said_not_to_count(tmp_path, make_player):
+    player = make_player("stays", "open('decision.txt', 'w').write('0 0')\nwhile True:\n    pass\n")
+    proc, log = play(tmp_path, player, "--time-limit", "0.2")
+    assert log[0]["verdict"] == "TIMEOUT"
+    assert "it had written decision.txt, but a program must exit" in log[0]["message"]
+    assert "a killed program's decision does not count" in proc.stdout
+
+
+def test_processes_left_running_are_said_to_be_killed(tmp_path, make_player):
+    player = make_player("leaves", """
+        import subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        open('decision.txt', 'w').write('0 0')
+        """)
+    proc, log = play(tmp_path, player)
+    assert log[0]["verdict"] == "OK" and log[0].get("orphans_killed") == 1, log[0]
+    assert "1 process it left running was killed at the end of the step" in proc.stdout
+
+
+def test_a_two_line_decision_keeps_the_step_on_one_line(tmp_path, make_player):
+    proc, log = play(tmp_path, make_player("two", "open('decision.txt', 'w').write('0 0\\n1 1\\n')\n"))
+    assert log[0]["verdict"] == "MALFORMED"
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("step   1"))
+    assert "0 0 (+1 more line)  MALFORMED" in line, proc.stdout
+
+
+def test_an_unknown_board_name_lists_the_shipped_boards(tmp_path):
+    proc = referee("play", "cantris", "--board", "10x5-9", "--player", "builtin:random",
+                   "--player", "builtin:random", "--out", tmp_path / "m")
+    assert proc.returncode == 2
+    assert re.search(r"10x5-9: no such file, nor a shipped board .*10x5-1, 10x5-2", proc.stderr)
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_player_run_by_hand_without_its_files_is_told_about_rerun(tmp_path):
+    referee("new-player", "cantris", tmp_path / "p")
+    proc = subprocess.run([sys.executable, "player.py", "1", "1"], cwd=tmp_path / "p",
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "no such file" in proc.stderr and "referee rerun MATCH_DIR --step K" in proc.stderr
+
+
+def test_docs_prints_where_the_docs_are_and_a_page(tmp_path):
+    listing = referee("docs")
+    assert listing.returncode == 0 and "documentation: " in listing.stdout
+    assert "games/cantris" in listing.stdout and "protocol" in listing.stdout
+    page = referee("docs", "cantris")
+    assert page.returncode == 0 and page.stdout.startswith("# Cantris")
+    missing = referee("docs", "nope")
+    assert missing.returncode == 2 and "no documentation page 'nope'" in missing.stderr
