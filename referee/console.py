@@ -17,7 +17,7 @@ from referee.core.players import HumanAgent
 from referee.core.visible import visible
 
 STDERR_LINES = 8  # lines of a faulty step's stderr shown under its verdict
-PROCESS_FAULTS = ("CRASH", "TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "NO_DECISION")
+PROCESS_FAULTS = ("CRASH", "TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "DISK_LIMIT", "NO_DECISION")
 
 
 def plural(count: int, word: str) -> str:

@@ -49,10 +49,10 @@ ROGUES: dict[str, Rogue] = {
     "hides_a_fill_deep": Rogue(_deep("deep", 100) + "open('big', 'wb', opener=lambda p, f: os.open(p, f, dir_fd=d))"
                                ".write(b'x' * (24 << 20)); decide()", "DISK_LIMIT",
                                options=("--set", "disk_mb=16")),
-    "deep_tree_where_board_belongs": Rogue(_deep("Board.txt") + "decide()", options=SLOW_DISK),
+    "deep_tree_where_board_belongs": Rogue(_deep("Board.txt", 1100) + "decide()", options=SLOW_DISK),
     "deep_tree_where_snapshots_belong": Rogue("tried(lambda: subprocess.run(['rm', '-rf', 'step_logs']))\n"
-                                              + _deep("step_logs") + "decide()", options=SLOW_DISK),
-    "deep_tree_where_decision_belongs": Rogue(_deep("decision.txt"), "MALFORMED", options=SLOW_DISK),
+                                              + _deep("step_logs", 1100) + "decide()", options=SLOW_DISK),
+    "deep_tree_where_decision_belongs": Rogue(_deep("decision.txt", 1100), "MALFORMED", options=SLOW_DISK),
     "odd_files": Rogue(ODD_FILES, every=False),
     "pads_a_legal_move": Rogue("decide(MOVE.strip() + ' ' * 500 + '\\n')"),
 }

@@ -444,6 +444,8 @@ class Match:
         emptied (see :meth:`SeatFolder.clear`), so that the match and the
         disk go on; what it held is named in the message."""
         budget = int(limits.disk_mb * 1024 * 1024) if limits.disk_mb else None
+        if budget is None and _disk_full(seat.path) is None:  # no budget: only a full disk matters
+            return None
         usage = seat.usage(budget)
         before, self.disk_used[player] = self.disk_used[player], usage.bytes
         largest = (f"; the largest file: {visible(usage.largest[0])} "
@@ -452,13 +454,10 @@ class Match:
             why = (f"its folder holds more than its disk budget of {limits.disk_mb:g} MiB "
                    f"(disk_mb){largest}")
         else:
-            try:
-                disk = shutil.disk_usage(seat.path)
-            except OSError:
+            free = _disk_full(seat.path)
+            if free is None or usage.bytes - before < DISK_FULL_GROWTH:
                 return None
-            if disk.free >= DISK_FULL_FREE or usage.bytes - before < DISK_FULL_GROWTH:
-                return None
-            why = (f"the disk filled up during its step ({disk.free / 2**20:.1f} MiB free); its folder "
+            why = (f"the disk filled up during its step ({free / 2**20:.1f} MiB free); its folder "
                    f"grew by {(usage.bytes - before) / 2**20:.1f} MiB{largest}")
         seat.clear()
         self.disk_used[player] = 0
@@ -546,6 +545,16 @@ class Match:
             "final_hash": state_hash(self.game, state),
             "last_hash": self.folder.last_hash,
         }
+
+
+def _disk_full(path: Path) -> int | None:
+    """The bytes free on ``path``'s disk if it counts as full (under
+    :data:`DISK_FULL_FREE`), else None."""
+    try:
+        free = shutil.disk_usage(path).free
+    except OSError:
+        return None
+    return free if free < DISK_FULL_FREE else None
 
 
 def _tail(reply: Reply) -> str:

@@ -298,8 +298,11 @@ class SeatFolder:
                 os.close(fd)
 
     def usage(self, budget: int | None) -> trees.Usage:
-        """What the seat folder occupies on the disk (stopping past ``budget``)."""
-        return trees.tree_usage(self.path, budget)
+        """What the seat folder occupies on the disk (stopping past
+        ``budget``).  Where the sandbox mounts ``step_logs/`` read-only it
+        holds only the referee's snapshots, and is not walked (a walk of
+        it cost O(steps) at every step)."""
+        return trees.tree_usage(self.path, budget, () if self.check_snapshots else ("step_logs",))
 
     def clear(self, keep: tuple[str, ...] = ("stdout.txt", "stderr.txt"), keep_bytes: int = 1 << 20) -> None:
         """Empty the folder of a seat that went over its disk budget: all

@@ -59,11 +59,12 @@ def _cost(info: os.stat_result) -> int:
     return max(size, ENTRY_BYTES)
 
 
-def tree_usage(top: Path, budget: int | None = None) -> Usage:
+def tree_usage(top: Path, budget: int | None = None, skip: tuple[str, ...] = ()) -> Usage:
     """The disk space under ``top`` (its allocated blocks, each inode once,
     every entry at least :data:`ENTRY_BYTES`), stopping once past ``budget``
-    bytes.  Unreadable parts are made readable (they are the player's) or
-    skipped (``complete`` False)."""
+    bytes; the subdirectories of ``top`` named in ``skip`` are not walked
+    (the caller knows what they hold).  Unreadable parts are made readable
+    (they are the player's) or skipped (``complete`` False)."""
     usage = Usage()
     seen: set[tuple[int, int]] = set()
     if not FD_BASED:
@@ -77,7 +78,8 @@ def tree_usage(top: Path, budget: int | None = None) -> Usage:
     stack: list[tuple[tuple[int, int], list[str], str]] = []
     try:
         info = os.fstat(fd)
-        stack.append(((info.st_dev, info.st_ino), _scan(fd, "", usage, seen, budget), ""))
+        top_dirs = [name for name in _scan(fd, "", usage, seen, budget) if name not in skip]
+        stack.append(((info.st_dev, info.st_ino), top_dirs, ""))
         while stack and not usage.over:
             ident, todo, where = stack[-1]
             if todo:

@@ -22,7 +22,7 @@ from . import assets
 
 REPLAY_NAME = "replay.html"
 VERDICT_ORDER = ("LATE", "MALFORMED", "NO_DECISION", "ILLEGAL", "TIMEOUT", "CPU_LIMIT",
-                 "MEMORY_LIMIT", "CRASH", "RESIGNED")
+                 "MEMORY_LIMIT", "DISK_LIMIT", "CRASH", "RESIGNED")
 
 
 @dataclass

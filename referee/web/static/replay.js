@@ -7,7 +7,7 @@
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var frames = data.frames, last = frames.length - 1, current = -1, timer = null;
   var $ = function (id) { return document.getElementById(id); };
-  var FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, CRASH: 1};
+  var FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, DISK_LIMIT: 1, CRASH: 1};
 
   function badgeClass(verdict) {
     if (verdict === "OK") return "badge ok";
