@@ -158,12 +158,15 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--cluster", metavar="ADDRESS", help="Play the series on a Dask cluster (tcp://HOST:PORT).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Series games played at once (default: cores).")
 @click.option("--resume", is_flag=True, help="Finish an interrupted series in --out (same options).")
+@click.option("--no-browser", is_flag=True,
+              help="human:web: print the page's URL instead of opening a browser.")
 def play(game: str | None, players: tuple[str, ...], board: Path | None, variant: str | None,
          seed: str | None, out: Path | None, quiet: bool | None, time_limit: str | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool | None,
          color: bool | None, show_output: bool | None, sandbox: str | None,
          games: int | None = None, board_sets: tuple[str, ...] = (), sprt: str | None = None,
-         cluster: str | None = None, jobs: int | None = None, resume: bool = False) -> None:
+         cluster: str | None = None, jobs: int | None = None, resume: bool = False,
+         no_browser: bool = False) -> None:
     """Play one match of GAME and write its folder, or a paired series with --games
     (GAME may come from --config)."""
     from referee.console import ConsoleObserver, format_result
@@ -227,7 +230,8 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                      out=out or conf_path("out"), policy=policy or conf.get("policy"),
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
-                     sandbox=sandbox or str(conf.get("sandbox") or "auto"))
+                     sandbox=sandbox or str(conf.get("sandbox") or "auto"),
+                     browser=not no_browser)
     prepared = prepare(spec)
     preflight.check_match(prepared)  # a command that cannot start fails here, not every step
     show_output = conf_flag(show_output, "show_output")
@@ -327,6 +331,19 @@ def new_player(game: str, directory: Path, lang: str) -> None:
 
 
 @main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--no-browser", is_flag=True, help="Print the page's URL instead of opening a browser.")
+def watch(folder: Path, no_browser: bool) -> None:
+    """A live page of a running match or tournament FOLDER (Ctrl-C stops)."""
+    from referee.web.server import require
+
+    require()
+    from referee.web.watch import Watch
+
+    Watch(folder).serve(open_browser=not no_browser)
+
+
+@main.command()
 @click.argument("page", required=False)
 def docs(page: str | None) -> None:
     """Where this install's documentation is, or print one PAGE of it
@@ -353,7 +370,9 @@ def _register_optional_commands() -> None:
     import importlib.util
 
     for module, attr in (("referee.tournament.command", "tournament_command"),
-                         ("referee.checks", "check_command")):
+                         ("referee.checks", "check_command"),
+                         ("referee.conformance.command", "check_game_command"),
+                         ("referee.scaffold.command", "new_game_command")):
         try:
             found = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:

@@ -117,7 +117,7 @@ def human_view(match: Prepared) -> int | None:
     """Whose eyes the console draws for: with one human at the keyboard,
     that seat (other hands stay hidden); with several, nobody's hand; with
     none, everything (a spectator or a TA)."""
-    humans = [i for i, agent in enumerate(match.agents, start=1) if isinstance(agent, HumanAgent)]
+    humans = [i for i, agent in enumerate(match.agents, start=1) if getattr(agent, "human", False)]
     if not humans:
         return None
     return humans[0] if len(humans) == 1 else 0

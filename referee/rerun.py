@@ -179,6 +179,11 @@ def rerun(match_dir: Path, step: int, command: str | None = None, scratch: Path 
         raise InputError(f"step {step} was played by the referee for player {view.player} "
                          f"({record.get('applied')}): no program ran")
     agent = seat_agent(game_replay, view.player, command, view.limits)
+    # Tells the player it runs one step of a finished match, and whether that
+    # seat was kept alive (a player that rebuilds its memory, as Quoridor's
+    # module players do, can then rebuild what the kept-alive one had).
+    kept = agent.persistent or bool(game_replay.match["players"][view.player - 1].get("persistent"))
+    agent.environ["REFEREE_RERUN"] = "persistent" if kept else "spawned"
     folder = scratch_folder(scratch, step, view.player)
     write_view(view, folder)
     reply = agent.decide(folder, step, view.player, view.state)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fake_dists import fake_dist
+from fake_dists import dist_from_pyproject
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "connect4"
@@ -21,13 +21,8 @@ EXAMPLE = ROOT / "examples" / "connect4"
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """Run ``referee`` with connect4 installed (as far as metadata can tell)."""
-    site = fake_dist(tmp_path_factory.mktemp("site"), "referee-connect4",
-                     {"connect4": "connect4:GAME"})
-    info = next(site.glob("*.dist-info"))
-    (info / "entry_points.txt").write_text(
-        "[referee.games]\nconnect4 = connect4:GAME\n[referee.scenes]\nconnect4 = connect4.scene\n",
-        encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(EXAMPLE)])}
+    paths = dist_from_pyproject(tmp_path_factory.mktemp("site"), EXAMPLE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths))}
     work = tmp_path_factory.mktemp("work")
 
     def referee(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
@@ -95,3 +90,13 @@ def test_new_player_series_and_tournament_for_a_plugin_game(run):
     ok(run("tournament", "t.yaml"))
     standings = (run.work / "t-results" / "standings.csv").read_text()
     assert "greedy" in standings and "mine" in standings
+
+
+def test_the_example_passes_its_own_tests_and_the_kit(run, tmp_path):
+    paths = dist_from_pyproject(tmp_path / "site", EXAMPLE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths))}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(EXAMPLE / "tests")], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "18 passed" in proc.stdout  # nine kit checks and the rules' nine cases

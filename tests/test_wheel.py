@@ -162,3 +162,63 @@ def test_shipped_boards_are_found_by_their_readme_names(installed):
     assert match["board"]["source"].endswith(os.path.join("cantris", "6x3-1.txt"))
     missing = installed.referee("validate", "cantris", "no-such-board")
     assert missing.returncode == 2 and "no-such-board" in missing.stderr
+
+
+# ----- a game from another package (examples/connect4), next to the wheel ------------
+EXAMPLE = ROOT / "examples" / "connect4"
+
+
+@pytest.fixture(scope="module")
+def connect4(installed, tmp_path_factory) -> Installed:
+    """The example plugin built as a wheel of its own and installed into the
+    wheel's venv, as a course would install its game."""
+    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    dist = tmp_path_factory.mktemp("connect4-dist")
+    source = dist / "source"
+    shutil.copytree(EXAMPLE, source, ignore=SOURCE_IGNORE)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", dist, source)
+    run(installed.python, "-m", "pip", "install", "-q", "--no-deps", next(dist.glob("*.whl")))
+    return installed
+
+
+def test_a_plugin_game_plays_verifies_and_replays_from_its_wheel(connect4):
+    out = connect4.work / "c4"
+    proc = connect4.referee("play", "connect4", "--player", "builtin:greedy", "--player",
+                            "builtin:random", "--seed", 1, "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    assert result["winner"] == 1 and result["verdicts"][1]["OK"] > 0
+    verified = connect4.referee("replay", out, "--verify")
+    assert verified.returncode == 0 and "verified" in verified.stdout
+    page = connect4.work / "c4.html"
+    assert connect4.referee("replay", out, "--html", page).returncode == 0
+    assert "Connect Four board" in page.read_text()  # the plugin's own draw.js
+    assert connect4.referee("validate", "connect4", "opening").returncode == 0
+    made = connect4.referee("new-player", "connect4", connect4.work / "c4-player")
+    assert made.returncode == 0, made.stderr
+
+
+def test_a_plugin_game_runs_a_tournament_from_its_wheel(connect4):
+    config = connect4.work / "c4-cup.yaml"
+    config.write_text(yaml.safe_dump({
+        "game": "connect4", "format": "round_robin", "seed": 5, "out": "c4-cup",
+        "entrants": [{"name": "greedy", "command": "builtin:greedy"},
+                     {"name": "random", "command": "builtin:random"}]}))
+    proc = connect4.referee("tournament", config)
+    assert proc.returncode == 0, proc.stderr
+    standings = (connect4.work / "c4-cup" / "standings.csv").read_text()
+    assert "greedy" in standings and "random" in standings
+    assert connect4.referee("check-game", "connect4", "--playouts", "3").returncode == 0
+
+
+def test_new_game_installs_with_pip_install_e_and_plays(installed):
+    assert installed.referee("new-game", "pebbles").returncode == 0
+    run(installed.python, "-m", "pip", "install", "-q", "--no-deps", "-e", installed.work / "pebbles")
+    out = installed.work / "pebbles-match"
+    # --sandbox none: an editable package under /tmp is hidden by the sandbox's private /tmp
+    proc = installed.referee("play", "pebbles", "--player", "builtin:greedy", "--player",
+                             "builtin:random", "--seed", 2, "--out", out, "--quiet",
+                             "--sandbox", "none")
+    assert proc.returncode == 0, proc.stderr
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    assert result["steps"] == 12 and {v for c in result["verdicts"].values() for v, n in c.items() if n} == {"OK"}

@@ -232,6 +232,22 @@ class Game(abc.ABC):
         paths in ``spec`` are resolved against."""
         return None
 
+    def player_persistent(self, spec: str) -> bool:
+        """Whether a game-specific player kind (see :meth:`player_command`) is
+        kept alive for the whole match, as ``persistent:`` players are:
+        Quoridor's module players, whose course engine kept one instance of
+        the module per game."""
+        return False
+
+    def resample(self, state: GameState, viewer: int, rng: Any) -> GameState | None:
+        """A state ``viewer`` cannot tell apart from ``state``, with what is
+        hidden from it (other hands, the pile's order) drawn anew from
+        ``rng`` (a ``random.Random``), or None for a game without hidden
+        information.  OpenSpiel calls this ``resample_from_infostate``; the
+        conformance kit uses it to check that a player's views never show
+        what is hidden from it."""
+        return None
+
     def state_from_json(self, data: dict[str, Any]) -> GameState | None:
         """Rebuild a state from ``to_json`` output, if the game supports it
         (used by tools that start from a logged position).  Optional."""

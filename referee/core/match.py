@@ -72,6 +72,7 @@ class MatchSpec:
     sandbox: str = "auto"  # auto | bwrap | none
     hidden: list[str] = field(default_factory=list)  # more folders players must not see
     key: str | None = None  # the secret of its chances (see rng.match_key); None: from the seed, or random
+    browser: bool = True  # human:web opens a browser (False: --no-browser, the URL is printed)
 
 
 @dataclass
@@ -152,7 +153,7 @@ def prepare(spec: MatchSpec) -> Prepared:
     names = list(spec.names) if spec.names else list(spec.players)
     if len(names) != n:
         raise InputError(f"{len(names)} names given for {n} players")
-    agents = [make_agent(p, game, limits, spec.base_dir, spec.color) for p in spec.players]
+    agents = [make_agent(p, game, limits, spec.base_dir, spec.color, spec.browser) for p in spec.players]
     out = Path(spec.out) if spec.out else default_out(game.name, seed, spec.base_dir / "step_logs")
     if out.exists() and any(out.iterdir()):
         if not spec.replace:
@@ -272,6 +273,10 @@ class Match:
                 agent.attach(self.seats[pid], p.sandbox, hidden)
         start_seats([(agent, self.clocks[pid].step_limits()) for pid, agent in enumerate(p.agents, start=1)
                      if isinstance(agent, ProcessAgent)])
+        for pid, agent in enumerate(p.agents, start=1):
+            started = getattr(agent, "match_started", None)  # a browser seat serves its page now
+            if started is not None:
+                started(p.out, pid)
         for warning in self._warnings():
             print(f"referee: warning: {warning}", file=sys.stderr)
         self.observer.start(p, state)

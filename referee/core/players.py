@@ -218,6 +218,7 @@ class HumanAgent:
     resign: the match ends with a result instead of a traceback."""
 
     name = "human"
+    human = True  # a person: the console draws for this seat's eyes
     RESIGN_WORDS = ("quit", "resign", "exit")
 
     def __init__(self, game: Game, read: Callable[[str], str] = input, out: TextIO | None = None,
@@ -310,11 +311,13 @@ def builtin_options(name: str, query: str) -> list[str]:
     return words
 
 
-def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False) -> Agent:
+def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False,
+               browser: bool = True) -> Agent:
     """Turn a ``--player`` value into an agent.
 
     ``builtin:NAME`` runs the game's ``players/NAME.py`` with this Python;
-    ``human`` asks at the terminal; a game may define its own kinds (e.g.
+    ``human`` asks at the terminal, ``human:web`` in a browser page (opened
+    unless ``browser`` is False); a game may define its own kinds (e.g.
     ``module:...``); anything else is a command line."""
     spec = spec.strip()
     if not spec:
@@ -326,6 +329,10 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         return ProcessAgent(spec, inner.argv, game.name, limits, persistent=True)
     if spec == "human":
         return HumanAgent(game, color=color)
+    if spec == "human:web":
+        from referee.web.seat import WebHumanAgent  # Starlette and uvicorn: the web extra
+
+        return WebHumanAgent(game, open_browser=browser)
     if spec.startswith("builtin:"):
         name, _, query = spec.split(":", 1)[1].partition("?")
         script = game.files("players") / f"{name}.py"
@@ -338,7 +345,7 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
                             game.name, limits)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:
-        return ProcessAgent(spec, custom, game.name, limits)
+        return ProcessAgent(spec, custom, game.name, limits, persistent=game.player_persistent(spec))
     try:
         words = shlex.split(spec, posix=os.name == "posix")
     except ValueError as exc:

@@ -42,7 +42,12 @@ def process_fault(run: RunResult, limits: Limits) -> tuple[Verdict, str] | None:
     """A limit verdict from the process facts alone, or None."""
     if run.start_error:
         return Verdict.CRASH, run.start_error
-    if run.timed_out:
+    if run.timed_out or (run.failed and run.wall_s >= limits.hard_time):
+        # Wall time past the hard limit is a TIMEOUT whatever happened meanwhile:
+        # when the CPU limit equals the wall limit (the default), a program that
+        # spins gets SIGXCPU and the wall-clock kill at the same moment, and which
+        # one the kernel or a busy referee delivers first must not decide the verdict
+        # (a match said TIMEOUT where ``rerun`` of the same step said CPU_LIMIT).
         return Verdict.TIMEOUT, f"killed at the hard time limit of {limits.hard_time:g} s"
     cpu = limits.effective_cpu
     sigxcpu = getattr(signal, "SIGXCPU", None)

@@ -91,12 +91,34 @@ def frame_record(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def page_data_head(replay) -> dict[str, Any]:
+    """What a page needs besides the frames: the game, its players, how it
+    is drawn (and its drawing's extras), the match's facts."""
+    module = scene_module(replay.game.name)
+    match = replay.match
+    data: dict[str, Any] = {
+        "game": replay.game.name,
+        "title": replay.game.title,
+        "players": player_rows(match),
+        "drawing": "svg" if module is not None else "text",
+        "match_id": replay.root.name,
+        "seed": match.get("seed"),
+        "variant": match.get("variant") or "",
+        "board": board_label(match),
+        "limits": match.get("limits") or {},
+    }
+    extras = getattr(module, "page_extras", None)
+    if extras is not None:
+        data["extras"] = extras()
+    return data
+
+
 def page_data(replay) -> dict[str, Any]:
     """Everything the page's script needs, as plain JSON-able data."""
     all_frames = frames(replay)
     module = scene_module(replay.game.name)
-    players = player_rows(replay.match)
-    names = {p["id"]: p["name"] for p in players}
+    data = page_data_head(replay)
+    names = {p["id"]: p["name"] for p in data["players"]}
     out_frames = []
     prev = None
     for record, state in all_frames:
@@ -107,18 +129,8 @@ def page_data(replay) -> dict[str, Any]:
         out_frames.append({"record": None if record is None else frame_record(record),
                            "scene": scene})
         prev = state
-    data: dict[str, Any] = {
-        "game": replay.game.name,
-        "title": replay.game.title,
-        "players": players,
-        "result": result_summary(replay.result, names),
-        "frames": out_frames,
-        "logged_steps": len(replay.records),
-        "drawing": "svg" if module is not None else "text",
-    }
-    extras = getattr(module, "page_extras", None)
-    if extras is not None:
-        data["extras"] = extras()
+    data.update(result=result_summary(replay.result, names), frames=out_frames,
+                logged_steps=len(replay.records))
     return data
 
 

@@ -25,7 +25,7 @@ header lines carry what a drawing cannot show.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
@@ -40,7 +40,8 @@ from .rules import (
 
 DECISION_HELP = ("one line: M r1 c1 r2 c2 (pawn from square r1,c1 to r2,c2), "
                  "W r1 c1 r2 c2 (wall between grid points r1,c1 and r2,c2), or PASS; "
-                 "1/0 and True/False may replace M/W")
+                 "1/0 and True/False may replace M/W; the course's PlayerMove(id, True/False, "
+                 "r1, c1, r2, c2) is read too")
 
 _MOVE_WORDS = {"M": Move, "1": Move, "TRUE": Move, "W": Wall.of, "0": Wall.of, "FALSE": Wall.of}
 
@@ -53,7 +54,44 @@ _FIELDS = ("r1", "c1", "r2", "c2")
 _DECISION_WORDS = re.compile(r"[^ \t\r,]+")
 
 
+_COURSE_FORM = re.compile(r"\s*(?:PRE_MOVE\s+)?PlayerMove\s*\((.*)\)\s*", re.IGNORECASE | re.DOTALL)
+_COURSE_FIELDS = ("playerId", "move", "r1", "c1", "r2", "c2")
+_COURSE_FLAGS = {"TRUE": True, "1": True, "FALSE": False, "0": False}
+
+
+def parse_course_move(text: str) -> tuple[int, Decision] | None:
+    """The course's form ``PlayerMove(1, False, 7, 3, 7, 5)`` (its config's
+    ``PRE_MOVE`` lines, what a module's ``move()`` returns; an optional
+    leading ``PRE_MOVE`` is allowed) as (the playerId it names, the
+    decision); None if ``text`` is not in that form.  DecisionError naming
+    the field for a PlayerMove that is not a move on the board."""
+    found = _COURSE_FORM.fullmatch(decision_text(text))
+    if found is None:
+        return None
+    values = [v.strip() for v in found.group(1).split(",")]
+    if len(values) != len(_COURSE_FIELDS):
+        raise DecisionError(f"a PlayerMove has 6 values (playerId, move, r1, c1, r2, c2), got {len(values)}")
+    try:
+        player = parse_int(values[0], -MAX_COORDINATE, MAX_COORDINATE, "playerId")
+    except NumberError as exc:
+        raise DecisionError(str(exc)) from None
+    flag = _COURSE_FLAGS.get(values[1].upper())
+    if flag is None:
+        raise DecisionError(f"move must be True (a pawn move) or False (a wall), got {quote(values[1])}")
+    if all(v == "-1" for v in values[2:]):
+        raise DecisionError("the starter's placeholder, not a move: move() must return a PlayerMove "
+                            "on the board")
+    try:
+        numbers = [parse_int(word, 0, MAX_COORDINATE, name) for word, name in zip(values[2:], _FIELDS)]
+    except NumberError as exc:
+        raise DecisionError(str(exc)) from None
+    return player, (Move if flag else Wall.of)(*numbers)
+
+
 def parse_decision(text: str) -> Decision:
+    course = parse_course_move(text)
+    if course is not None:  # its playerId is the mover's business: the referee knows who moved
+        return course[1]
     lines = [words for words in map(_DECISION_WORDS.findall, decision_text(text).split("\n")) if words]
     if not lines:
         raise DecisionError(f"empty decision; expected {DECISION_HELP}")
@@ -358,17 +396,27 @@ def parse_board(text: str, source: str) -> QuoridorState:
     return state
 
 
-def parse_premoves(text: str, source: str) -> list[tuple[Decision, int]]:
-    """Pre-moves: decisions separated by ';' or newlines, '#' starts a comment.
-    Returns each decision with its line number (for error messages)."""
+class Premove(NamedTuple):
+    decision: Decision
+    line: int  # in its file, for error messages
+    player: int | None  # the playerId a course-form pre-move names (None: ours names none)
+    text: str
+
+
+def parse_premoves(text: str, source: str) -> list[Premove]:
+    """Pre-moves: decisions separated by ';' or newlines, '#' starts a comment;
+    ours (``M 8 4 7 4``) or the course config's (``PRE_MOVE
+    PlayerMove(1,False,7,3,7,5)``, the ``PRE_MOVE`` word optional)."""
     found = []
     for number, line in file_lines(text, source):
         for part in line.split("#", 1)[0].split(";"):
             if part.strip(" \t"):
                 try:
-                    found.append((parse_decision(part), number))
+                    course = parse_course_move(part)
+                    decision = course[1] if course else parse_decision(part)
                 except DecisionError as exc:
                     raise InputError(f"pre-move {quote(part.strip(' '))}: {exc}",
                                      source, number) from None
+                found.append(Premove(decision, number, course[0] if course else None, part.strip(" \t")))
     return found
 

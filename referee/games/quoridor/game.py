@@ -11,6 +11,7 @@ from referee.core.errors import InputError
 from referee.core.game import Game, Setup
 
 from . import codec
+from .course_api import find_module
 from .render import render
 from .rules import (
     DEFAULT_PLY_CAP, GOAL_NAME, Decision, QuoridorState, Wall, seats, unreachable_squares,
@@ -94,21 +95,35 @@ class QuoridorGame(Game):
             data.get("ply", 0), data.get("ply_cap", DEFAULT_PLY_CAP))
 
     def player_command(self, spec: str, base_dir: str) -> list[str] | None:
-        """``module:path/to/player.py``: a course-engine module run through the adapter."""
+        """``module:path/to/player.py`` or ``module:path/to/team`` (a package
+        folder, as the course's StudentPlayers/<team>): a course-engine module
+        run through the adapter."""
         if not spec.startswith(MODULE_PREFIX):
             return None
-        path = Path(base_dir, spec[len(MODULE_PREFIX):]).resolve()
-        if not path.is_file():
-            raise InputError(f"module player not found: {path}")
+        given = Path(base_dir, spec[len(MODULE_PREFIX):])
+        path = find_module(given)
+        if path is None:
+            if given.is_dir():
+                raise InputError(f"module player folder has no __init__.py: {given.resolve()} "
+                                 "(give the package folder, or the module file in it)")
+            raise InputError(f"module player not found: {given.resolve()}")
         return [sys.executable, "-m", "referee.games.quoridor.module_adapter", str(path)]
+
+    def player_persistent(self, spec: str) -> bool:
+        """Module players are kept alive for the match, as the course engine
+        kept one instance per game: what ``move()`` changes survives."""
+        return spec.startswith(MODULE_PREFIX)
 
 
 def apply_premoves(state: QuoridorState, text: str, source: str) -> QuoridorState:
     """The position after the pre-moves, each made by the player whose turn it is."""
-    for decision, line in codec.parse_premoves(text, source):
+    for decision, line, claimed, written in codec.parse_premoves(text, source):
         if state.is_terminal():
             raise InputError("pre-moves continue after the game ended", source, line)
         player = state.turn
+        if claimed is not None and claimed != player:  # the course's PRE_MOVE names its player
+            raise InputError(f"pre-move {written} names player {claimed}, but it is player {player}'s "
+                             "turn (pre-moves are made in turn order)", source, line)
         reason = state.illegal_reason(decision)
         if reason:
             raise InputError(f"pre-move {decision} by player {player}: {reason}", source, line)

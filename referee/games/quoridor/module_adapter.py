@@ -1,26 +1,49 @@
-"""Run a course-engine Quoridor module for one step, as a referee player.
+"""Run a course-engine Quoridor module as a referee player.
 
-    python -m referee.games.quoridor.module_adapter /abs/path/player.py STEP PLAYER
+    python -m referee.games.quoridor.module_adapter /abs/path/player.py [STEP PLAYER]
 
-The referee starts this (``--player module:path/to/player.py``) in the
-player's folder like any player program.  Nothing survives between steps, so
-the module's in-memory state is rebuilt every time exactly as the course engine
-built it: ``init`` with the start squares, then ``last_move`` for every move
-so far (pre-moves included) and ``player_invalidated`` for every ejection, in
-order; then ``move`` decides and its PlayerMove becomes ``decision.txt``.
-A module that raises crashes the step, like any crashing program.
+The referee starts this (``--player module:path/to/player.py`` or
+``module:path/to/team`` for a package folder) in the player's folder.  The
+course engine kept one instance of the module for the whole game, so this
+does too: started as a persistent player (``REFEREE_PERSISTENT=1``, the
+default for module players wherever there is a seat host) it loads the module
+once and answers every ``step <k>`` line on stdin, so whatever ``init``,
+``last_move`` or ``move`` changed is still there at the next step.  Each step
+it reports the moves made since its last one through ``last_move`` (its own
+included, pre-moves first) and ejections through ``player_invalidated``, then
+``move()`` decides and its PlayerMove is written to ``decision.txt`` in the
+course's form, ``PlayerMove(1, True, 8, 4, 7, 4)``.
+
+A fresh process (the first step, a restart after a fault, a spawn-per-step
+run without a seat host) rebuilds the module's state the way the engine built
+it: ``init``, then ``last_move``/``player_invalidated`` for every move so far.
+``referee rerun`` of a step of a kept-alive module sets ``REFEREE_RERUN=persistent``;
+the rebuild then also calls ``move()`` at each of the module's earlier steps
+(discarding the answers), so state ``move()`` kept is rebuilt too.
+
+Chance is reproducible: before every call into the module, ``random`` (and
+``numpy.random``, once the module has imported numpy) is seeded from the
+player's seed in ``state.json`` and that call's place in the game (init, the
+i-th move reported, the move asked at step k), so a kept-alive module, a
+rebuilt one and a rerun make the same draws.  The module's prints go to the
+player's stderr file with its logger lines (stdout carries the ``done``
+lines of the persistent protocol).  A module that raises crashes the step.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import random
 import sys
 import traceback
+from pathlib import Path
+from typing import Any, Callable, NoReturn
 
-from .course_api import (Logger, StudentCodeError, decision_text, describe_error, load_module,
-                         player_move, updated)
-from .rules import PASS, START, WALLS_PER_PLAYER, QuoridorState, seats
 from .codec import parse_decision
+from .course_api import (Logger, StudentCodeError, decision_text, describe_error, load_module,
+                         module_folder, player_move, updated)
+from .rules import PASS, START, WALLS_PER_PLAYER, QuoridorState, seats
 
 EJECT = "EJECT"
 
@@ -41,18 +64,71 @@ def check_standard_start(view: dict) -> None:
                  "(--set premoves=...) instead of a board file")
 
 
-def decide(module, view: dict, me: int):
-    players = view["player_count"]
-    homes = tuple(START[p] for p in seats(players))
-    data = module.init(Logger(), me, WALLS_PER_PLAYER[players], homes)
-    for entry in view["moves"]:
-        player, text = entry["player"], entry["decision"]
-        if text == EJECT:
-            if hasattr(module, "player_invalidated"):
-                data = updated(data, module.player_invalidated(data, player))
-        elif text != str(PASS):  # the course engine has no pass to report
-            data = updated(data, module.last_move(data, player_move(player, text)))
-    return module.move(data)
+def seed_chance(player_seed: Any, *call: Any) -> None:
+    """Seed ``random`` and, if the module has imported it, ``numpy.random``
+    for one call into the module: the same call of the same game always gets
+    the same draws, whichever process makes it."""
+    key = ":".join(map(str, (player_seed, *call)))
+    random.seed(key)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:  # numpy 2 loads numpy.random on first use: this may be it
+            numpy.random.seed(int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big"))
+        except Exception:  # a numpy the module broke: its own affair
+            pass
+
+
+def own_steps(view: dict, me: int) -> dict[int, int]:
+    """{index in ``moves``: step} of the moves this seat's ``move()`` made
+    (the moves after the pre-moves are the history's steps, in order;
+    passes the referee made for it are not)."""
+    moves, history = view["moves"], view.get("history") or []
+    played = [i for i, entry in enumerate(moves) if entry["decision"] != EJECT]
+    first = len(played) - len(history)
+    return {index: entry["step"] for index, entry in zip(played[first:], history)
+            if entry["player"] == me and entry["decision"] != str(PASS)}
+
+
+class Session:
+    """One instance of the module for one game, as the engine kept it."""
+
+    def __init__(self, module: Any, me: int, replay_moves: bool = False) -> None:
+        self.module = module
+        self.me = me
+        self.data: Any = None
+        self.started = False
+        self.fed = 0  # how many of state.json's moves the module has been told
+        self.replay_moves = replay_moves  # rebuild move()'s own state too (rerun)
+
+    def call(self, seed: Any, call: tuple, function: Callable, *args: Any) -> Any:
+        seed_chance(seed, *call)
+        return function(*args)
+
+    def step(self, view: dict, step: int) -> str:
+        """Bring the module up to date with ``view`` and ask for its move."""
+        seed, moves = view["seed"], view["moves"]
+        fresh = not self.started
+        if fresh:
+            check_standard_start(view)
+            players = view["player_count"]
+            homes = tuple(START[p] for p in seats(players))
+            self.data = self.call(seed, ("init",), self.module.init, Logger(), self.me,
+                                  WALLS_PER_PLAYER[players], homes)
+            self.started = True
+        earlier = own_steps(view, self.me) if fresh and self.replay_moves else {}
+        for index in range(self.fed, len(moves)):
+            player, text = moves[index]["player"], moves[index]["decision"]
+            if index in earlier:  # what the kept-alive module did at that step
+                self.call(seed, ("move", earlier[index]), self.module.move, self.data)
+            if text == EJECT:
+                if hasattr(self.module, "player_invalidated"):
+                    self.data = updated(self.data, self.call(
+                        seed, ("player_invalidated", index), self.module.player_invalidated, self.data, player))
+            elif text != str(PASS):  # the course engine has no pass to report
+                self.data = updated(self.data, self.call(
+                    seed, ("last_move", index), self.module.last_move, self.data, player_move(player, text)))
+        self.fed = len(moves)
+        return decision_text(self.call(seed, ("move", step), self.module.move, self.data))
 
 
 def write_decision(text: str) -> None:
@@ -61,22 +137,63 @@ def write_decision(text: str) -> None:
     os.replace("decision.txt.tmp", "decision.txt")
 
 
+def read_view() -> dict:
+    with open("state.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def student_failure(exc: BaseException, path: str) -> NoReturn:
+    """The traceback, then one line naming the student's file and line: the
+    step's CRASH message."""
+    if isinstance(exc, StudentCodeError):
+        sys.exit(str(exc))
+    traceback.print_exc()
+    sys.exit(describe_error(exc, module_folder(path)))
+
+
+def serve(path: str, session_of: Callable[[], Session]) -> None:
+    """The persistent protocol: ``step <k>`` on stdin, ``done`` on stdout.
+    The module's own prints are sent to stderr, so that nothing it prints
+    can be taken for (or glued to) a ``done``."""
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    try:
+        session = session_of()
+    except Exception as exc:
+        student_failure(exc, path)
+    for line in sys.stdin:
+        words = line.split()
+        if len(words) != 2 or words[0] != "step":
+            continue
+        try:
+            text = session.step(read_view(), int(words[1]))
+        except Exception as exc:
+            student_failure(exc, path)
+        write_decision(text)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        channel.write("done\n")
+        channel.flush()
+
+
 def main(argv: list[str]) -> None:
     if len(argv) < 1:
-        sys.exit("usage: python -m referee.games.quoridor.module_adapter PLAYER.py [STEP PLAYER_ID]")
-    with open("state.json", encoding="utf-8") as f:
-        view = json.load(f)
+        sys.exit("usage: python -m referee.games.quoridor.module_adapter PLAYER.py|FOLDER [STEP PLAYER_ID]")
+    path = argv[0]
+    replay_moves = os.environ.get("REFEREE_RERUN") == "persistent"
+    if os.environ.get("REFEREE_PERSISTENT") == "1":
+        me = int(os.environ["REFEREE_PLAYER"])
+        serve(path, lambda: Session(load_module(path), me))
+        return
+    os.dup2(2, 1)  # prints join the logger's lines, as in the kept-alive mode
+    view = read_view()
     me = int(argv[2]) if len(argv) >= 3 else int(view["you"])
-    check_standard_start(view)
+    step = int(argv[1]) if len(argv) >= 2 else int(view["step"])
     try:
-        module = load_module(argv[0])
-        move = decide(module, view, me)
-    except StudentCodeError as exc:
-        sys.exit(str(exc))
-    except Exception as exc:  # the traceback, then one line naming the student's file and line
-        traceback.print_exc()
-        sys.exit(describe_error(exc, os.path.dirname(os.path.abspath(argv[0]))))
-    write_decision(decision_text(move))
+        text = Session(load_module(path), me, replay_moves).step(view, step)
+    except Exception as exc:
+        student_failure(exc, path)
+    write_decision(text)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,17 @@
 """``referee check quoridor-part1 FILE``: grade a module's Part 1 functions.
 
-The module is driven as the course engine drives it in Part 1 mode: ``init``
-for a two-player game as player 1, walls reported through ``last_move``, then
-``get_neighbors(playerData, r, c)`` and ``get_shortest_path(playerData, r1, c1,
-r2, c2)`` are asked about many squares on many generated wall layouts (random
-legal walls, and pockets no pawn is in so that some squares are unreachable).
+The module is set up through ``init`` and ``last_move`` (one wall at a time),
+then ``get_neighbors(playerData, r, c)`` and ``get_shortest_path(playerData,
+r1, c1, r2, c2)`` are asked about many squares on many generated wall layouts
+(random legal walls, and pockets no pawn is in so that some squares are
+unreachable).  Two contracts: ours (player 1 of a two-player game, 10 walls
+each, walls reported as players 1 and 2 in turn) and, with ``--course``, the
+course's Part 1 (one player alone with 20 walls, every PlayerMove with
+playerId 1, as its PRE_MOVE list was).
+
+A layout whose set-up crashed fails every one of its cases, each with the
+line of the student's file the exception came from: a report can never show
+a function passing while its layouts could not even be built.
 
 A neighbour list must be exactly the squares one step away that no wall
 separates (pawns ignored).  A path must start and end on the asked squares,
@@ -19,12 +26,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from referee.core.rng import derived_rng
 
-from .course_api import Logger, PlayerMove, StudentCodeError, describe_error, load_module, updated
+from .course_api import (Logger, PlayerMove, StudentCodeError, describe_error, find_module, load_module,
+                         module_folder, updated)
 from .geometry import SIZE, coords, square
 from .codec import parse_decision
 from .rules import START, WALLS_PER_PLAYER, QuoridorState, Wall, shortest_path, unreachable_squares
@@ -43,16 +51,37 @@ POCKETS = [  # walls closing a region no pawn stands in
 ]
 
 
-def layouts(seed: int = 0) -> Iterator[list[Wall]]:
-    """Wall layouts, each a legal sequence of wall placements by players 1
-    and 2 in turn; every third one starts with a pocket."""
+@dataclass(frozen=True)
+class Contract:
+    """How the module is set up before it is asked: how many players the
+    game has (the module is player 1), the ``numWalls`` it is told, and so
+    which playerId reports each wall."""
+
+    name: str
+    players: int
+    about: str
+
+    @property
+    def walls(self) -> int:
+        return WALLS_PER_PLAYER[self.players]
+
+
+REFEREE = Contract("referee", 2, "player 1 of a two-player game, 10 walls each, "
+                                 "walls reported as players 1 and 2 in turn")
+COURSE = Contract("course", 1, "the course's Part 1: one player, 20 walls, every PlayerMove with playerId 1")
+CONTRACTS = {c.name: c for c in (REFEREE, COURSE)}
+
+
+def layouts(seed: int = 0, contract: Contract = REFEREE) -> Iterator[list[Wall]]:
+    """Wall layouts, each a legal sequence of wall placements by the
+    contract's players in turn; every third one starts with a pocket."""
     for i in range(LAYOUTS):
         rng = derived_rng(seed, "quoridor-part1", i)
-        state = QuoridorState.start(2)
+        state = QuoridorState.start(contract.players)
         placed = [parse_decision(text) for text in POCKETS[(i // 3) % len(POCKETS)]] if i % 3 == 0 else []
         for wall in placed:
             state, _ = state.apply(state.turn, wall)
-        for _ in range(rng.randint(0, 2 * WALLS_PER_PLAYER[2] - len(placed))):
+        for _ in range(rng.randint(0, contract.players * contract.walls - len(placed))):
             walls = [d for d in state.legal_decisions() if isinstance(d, Wall)]
             if not walls:
                 break
@@ -99,61 +128,87 @@ def path_problem(state: QuoridorState, start: tuple[int, int], end: tuple[int, i
     return None
 
 
-def run_cases(path: str, seed: int = 0) -> Iterator[dict[str, Any]]:
+def _queries(rng, state: QuoridorState) -> tuple[list[tuple[int, int]], list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """A layout's neighbour squares and path pairs (the first path starts in
+    a pocket when there is one)."""
+    squares = [(rng.randrange(SIZE), rng.randrange(SIZE)) for _ in range(NEIGHBOR_QUERIES)]
+    pocket = unreachable_squares(state)
+    pairs = []
+    for k in range(PATH_QUERIES):
+        start = rng.choice(pocket) if k == 0 and pocket else (rng.randrange(SIZE), rng.randrange(SIZE))
+        pairs.append((start, (rng.randrange(SIZE), rng.randrange(SIZE))))
+    return squares, pairs
+
+
+def run_cases(path: str, seed: int = 0, contract: Contract = REFEREE) -> Iterator[dict[str, Any]]:
     """Every case's result (runs the student module in this process)."""
     module = load_module(path)
-    folder = str(Path(path).resolve().parent)
-    homes = (START[1], START[2])
-    for index, walls in enumerate(layouts(seed)):
+    folder = str(module_folder(path))
+    homes = tuple(START[p] for p in range(1, contract.players + 1))
+    for index, walls in enumerate(layouts(seed, contract)):
         rng = derived_rng(seed, "quoridor-part1-queries", index)
-        state = QuoridorState.arrange(2, dict(zip((1, 2), homes)), walls, {1: 10, 2: 10}, 1)
+        state = QuoridorState.arrange(contract.players, dict(zip(range(1, contract.players + 1), homes)),
+                                      walls, {p: 0 for p in range(1, contract.players + 1)}, 1)
         setup = [f"W {w.r1} {w.c1} {w.r2} {w.c2}" for w in walls]
+        squares, pairs = _queries(rng, state)
+        calls = [("get_neighbors", f"get_neighbors(playerData, {r}, {c})") for r, c in squares]
+        calls += [("get_shortest_path", f"get_shortest_path(playerData, {a[0]}, {a[1]}, {b[0]}, {b[1]})")
+                  for a, b in pairs]
         try:
-            data = module.init(Logger(), 1, WALLS_PER_PLAYER[2], homes)
+            data = module.init(Logger(), 1, contract.walls, homes)
             for k, w in enumerate(walls):
-                data = updated(data, module.last_move(data, PlayerMove(1 + k % 2, False, w.r1, w.c1, w.r2, w.c2)))
-        except Exception as exc:  # the student's code: report, do not crash
-            yield {"layout": index, "walls": setup, "call": "init/last_move", "ok": False,
-                   "problem": describe_error(exc, folder)}
+                mover = 1 + k % contract.players
+                data = updated(data, module.last_move(data, PlayerMove(mover, False, w.r1, w.c1, w.r2, w.c2)))
+        except Exception as exc:  # the student's code: every case of the layout fails, saying why
+            problem = f"setting up the layout crashed (init/last_move): {describe_error(exc, folder)}"
+            for function, call in calls:
+                yield {"layout": index, "walls": setup, "call": call, "ok": False, "problem": problem,
+                       "function": function, "setup_failed": True}
             continue
-        for r, c in [(rng.randrange(SIZE), rng.randrange(SIZE)) for _ in range(NEIGHBOR_QUERIES)]:
-            call = f"get_neighbors(playerData, {r}, {c})"
+        for (r, c), (function, call) in zip(squares, calls):
             expected = neighbors(state, r, c)
             try:
                 got = module.get_neighbors(data, r, c)
-                pairs = _pairs(got)
-                problem = None if pairs is not None and sorted(pairs) == sorted(expected) else \
+                pairs_got = _pairs(got)
+                problem = None if pairs_got is not None and sorted(pairs_got) == sorted(expected) else \
                     f"expected {sorted(expected)} in any order, got {got!r}"
             except Exception as exc:
                 problem = describe_error(exc, folder)
             yield {"layout": index, "walls": setup, "call": call, "ok": problem is None, "problem": problem,
-                   "function": "get_neighbors"}
-        pocket = unreachable_squares(state)
-        for k in range(PATH_QUERIES):
-            start = rng.choice(pocket) if k == 0 and pocket else (rng.randrange(SIZE), rng.randrange(SIZE))
-            end = (rng.randrange(SIZE), rng.randrange(SIZE))
-            call = f"get_shortest_path(playerData, {start[0]}, {start[1]}, {end[0]}, {end[1]})"
+                   "function": function}
+        for (start, end), (function, call) in zip(pairs, calls[len(squares):]):
             try:
                 problem = path_problem(state, start, end, module.get_shortest_path(data, *start, *end))
             except Exception as exc:
                 problem = describe_error(exc, folder)
             yield {"layout": index, "walls": setup, "call": call, "ok": problem is None, "problem": problem,
-                   "function": "get_shortest_path"}
+                   "function": function}
 
 
-def report(results: list[dict[str, Any]], finished: bool, note: str = "") -> tuple[str, int]:
-    lines = []
-    for function in ("get_neighbors", "get_shortest_path"):
-        mine = [r for r in results if r.get("function") == function]
-        passed = sum(r["ok"] for r in mine)
-        lines.append(f"{function}: {passed}/{len(mine)} cases passed")
+PER_FUNCTION = {"get_neighbors": NEIGHBOR_QUERIES, "get_shortest_path": PATH_QUERIES}
+SHOWN_LAYOUTS = 10
+
+
+def report(results: list[dict[str, Any]], finished: bool, note: str = "",
+           contract: Contract = REFEREE) -> tuple[str, int]:
+    """The grade: cases passed per function out of all the cases there are
+    (a case never run, because the check stopped, is not passed), the
+    layouts that failed and why, and the first failing case in full."""
+    lines = [f"contract: {contract.about}"]
+    for function, per_layout in PER_FUNCTION.items():
+        passed = sum(r["ok"] for r in results if r.get("function") == function)
+        lines.append(f"{function}: {passed}/{LAYOUTS * per_layout} cases passed")
+    crashed = sorted({r["layout"] for r in results if r.get("setup_failed")})
+    if crashed:
+        lines.append(f"init/last_move crashed on {len(crashed)} of {LAYOUTS} layouts "
+                     "(their cases are failed)")
     total = sum(r["ok"] for r in results)
-    expected_total = LAYOUTS * (NEIGHBOR_QUERIES + PATH_QUERIES)
-    score = 100.0 * total / expected_total
-    lines.append(f"score: {score:.1f}% ({total}/{expected_total})")
-    failed = next((r for r in results if not r["ok"]), None)
+    expected_total = LAYOUTS * sum(PER_FUNCTION.values())
+    lines.append(f"score: {100.0 * total / expected_total:.1f}% ({total}/{expected_total})")
     if note:
         lines.append(note)
+    lines += _failing_layouts(results)
+    failed = next((r for r in results if not r["ok"]), None)
     if failed:
         lines += [f"first failing case (layout {failed['layout']}):",
                   "  walls: " + ("; ".join(failed["walls"]) or "none"),
@@ -162,9 +217,29 @@ def report(results: list[dict[str, Any]], finished: bool, note: str = "") -> tup
     return "\n".join(lines), 0 if ok else 1
 
 
-def check(path: str, seed: int = 0, time_limit: float = TIME_LIMIT_S) -> tuple[str, int]:
-    """Grade ``path``; returns (the report, exit code: 0 all passed, 1 otherwise)."""
-    command = [sys.executable, "-m", __name__, path, str(seed)]
+def _failing_layouts(results: list[dict[str, Any]]) -> list[str]:
+    """One line per layout with a failure: how many of its cases failed and
+    the first problem (a set-up crash names its file and line)."""
+    by_layout: dict[int, list[dict[str, Any]]] = {}
+    for r in results:
+        by_layout.setdefault(r["layout"], []).append(r)
+    failing = [(i, cases) for i, cases in sorted(by_layout.items()) if not all(c["ok"] for c in cases)]
+    if not failing:
+        return []
+    lines = [f"failing layouts: {len(failing)} of {LAYOUTS}"]
+    for i, cases in failing[:SHOWN_LAYOUTS]:
+        bad = [c for c in cases if not c["ok"]]
+        lines.append(f"  layout {i}: {len(bad)}/{len(cases)} cases failed; {bad[0]['problem']}")
+    if len(failing) > SHOWN_LAYOUTS:
+        lines.append(f"  ... and {len(failing) - SHOWN_LAYOUTS} more layouts")
+    return lines
+
+
+def check(path: str, seed: int = 0, time_limit: float = TIME_LIMIT_S,
+          contract: Contract = REFEREE) -> tuple[str, int]:
+    """Grade ``path`` (a module file or package folder); returns (the report,
+    exit code: 0 all passed, 1 otherwise)."""
+    command = [sys.executable, "-m", __name__, path, str(seed), contract.name]
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=time_limit,
                               stdin=subprocess.DEVNULL)
@@ -175,7 +250,7 @@ def check(path: str, seed: int = 0, time_limit: float = TIME_LIMIT_S) -> tuple[s
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         note = f"the check timed out after {time_limit:g} s"
     results = [json.loads(line[len(RESULT):]) for line in out.splitlines() if line.startswith(RESULT)]
-    return report(results, not note, note)
+    return report(results, not note, note, contract)
 
 
 def _last_line(text: str) -> str:
@@ -190,7 +265,8 @@ def _worker(argv: list[str]) -> None:
     """One JSON line per case on stdout; the module's own prints go to stderr."""
     results, sys.stdout = sys.stdout, sys.stderr
     try:
-        for result in run_cases(argv[0], int(argv[1]) if len(argv) > 1 else 0):
+        contract = CONTRACTS[argv[2]] if len(argv) > 2 else REFEREE
+        for result in run_cases(argv[0], int(argv[1]) if len(argv) > 1 else 0, contract):
             results.write(RESULT + json.dumps(result) + "\n")
             results.flush()
     except StudentCodeError as exc:  # one line, the last on stderr: check() reports it
@@ -198,11 +274,17 @@ def _worker(argv: list[str]) -> None:
 
 
 @click.command("quoridor-part1")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", type=click.Path(exists=True))
 @click.option("--seed", type=int, default=0, show_default=True, help="Which generated layouts.")
-def part1_command(file: str, seed: int) -> None:
-    """Grade a module's get_neighbors and get_shortest_path (Quoridor Part 1)."""
-    text, code = check(file, seed)
+@click.option("--course", is_flag=True,
+              help="The course's Part 1 contract: one player, 20 walls, every PlayerMove with playerId 1.")
+def part1_command(file: str, seed: int, course: bool) -> None:
+    """Grade a module's get_neighbors and get_shortest_path (Quoridor Part 1).
+
+    FILE is the module file or its package folder (with __init__.py)."""
+    if find_module(file) is None:
+        raise click.BadParameter(f"{file!r} is a folder without __init__.py", param_hint="FILE")
+    text, code = check(file, seed, contract=COURSE if course else REFEREE)
     click.echo(text)
     sys.exit(code)
 

@@ -4,6 +4,7 @@ board.py; turns, pile and dragon: rules.py; files: codec.py; drawing:
 render.py."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from referee.core.game import Game, Setup
@@ -57,6 +58,17 @@ class Tsuro(Game):
 
     def render(self, state: TsuroState, viewer: int | None = None, color: bool = False) -> str:
         return render(state, viewer, color)
+
+    def resample(self, state: TsuroState, viewer: int, rng: Any) -> TsuroState:
+        """The other hands and the pile dealt anew from the tiles ``viewer``
+        cannot place: its own hand, the board and every count stay."""
+        others = [p for p in range(state.players) if p != viewer - 1]
+        unseen = [t for p in others for t in state.hands[p]] + list(state.pile)
+        rng.shuffle(unseen)
+        hands = list(state.hands)
+        for p in others:
+            hands[p], unseen = tuple(unseen[:len(hands[p])]), unseen[len(hands[p]):]
+        return replace(state, hands=tuple(hands), pile=tuple(unseen))
 
 
 GAME = Tsuro()

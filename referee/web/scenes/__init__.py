@@ -14,6 +14,15 @@ in setup.cfg; a plugin declares its own).  The module exposes
 
 A game without a scene is shown as its terminal drawing, so a new game gets a
 working replay page before anyone writes its pictures.
+
+For the page a human plays on (``--player human:web``) a module may also give
+``for_viewer(scene, viewer)`` (the scene without the others' hidden
+information; a game without hidden information needs none) and
+``previews(state, player)`` (what each legal decision would do, keyed by its
+text), and ``PLAY_SCRIPT``, the path of the JavaScript that turns mouse
+clicks into decision text (it sets ``Referee.play(ctx)``, see
+static/play_common.js); without it the human types decisions into the page's
+text box.
 """
 from __future__ import annotations
 
@@ -45,10 +54,11 @@ def scene_module(game_name: str) -> ModuleType | None:
     return module
 
 
-def script_text(module: ModuleType) -> str:
-    """The drawing script of a scene module, or '' when it names none (the
-    page then shows each frame's ``text``, if the scene gives one)."""
-    path = getattr(module, "SCRIPT", None)
+def script_text(module: ModuleType, name: str = "SCRIPT") -> str:
+    """The drawing script of a scene module (``name``: or its PLAY_SCRIPT),
+    or '' when it names none (the page then shows each frame's ``text``, if
+    the scene gives one)."""
+    path = getattr(module, name, None)
     if not path:
         return ""
     try:

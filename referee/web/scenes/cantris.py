@@ -10,6 +10,8 @@ from . import STATIC
 
 SCRIPT = STATIC / "draw_cantris.js"
 """Draws this scene (see scenes/__init__.py)."""
+PLAY_SCRIPT = STATIC / "play_cantris.js"
+"""The mouse input of the human's page (see scenes/__init__.py)."""
 
 
 def scene(prev: CantrisState | None, record: dict[str, Any] | None,

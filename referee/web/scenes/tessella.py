@@ -11,6 +11,8 @@ from . import STATIC
 
 SCRIPT = STATIC / "draw_tessella.js"
 """Draws this scene (see scenes/__init__.py)."""
+PLAY_SCRIPT = STATIC / "play_tessella.js"
+"""The mouse input of the human's page (see scenes/__init__.py)."""
 
 
 def scene(prev: TessellaState | None, record: dict[str, Any] | None,

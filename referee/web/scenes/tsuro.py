@@ -7,12 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from referee.games.tsuro import board as geo
+from referee.games.tsuro.decisions import Place
 from referee.games.tsuro.rules import TsuroState
 from referee.games.tsuro.tiles import TILES
 from . import STATIC
 
 SCRIPT = STATIC / "draw_tsuro.js"
 """Draws this scene (see scenes/__init__.py)."""
+PLAY_SCRIPT = STATIC / "play_tsuro.js"
+"""The mouse input of the human's page (see scenes/__init__.py)."""
 
 
 def tile_paths() -> list[list[list[list[int]]]]:
@@ -57,3 +60,33 @@ def scene(prev: TsuroState | None, record: dict[str, Any] | None,
 
 def page_extras() -> dict[str, Any]:
     return {"tiles": tile_paths()}
+
+
+def for_viewer(scene: dict[str, Any], viewer: int) -> dict[str, Any]:
+    """The scene as ``viewer`` may see it: the other hands as their sizes
+    only (a list of nulls), for the human's page; the replay is the
+    referee's view and shows them all."""
+    hands = [hand if p == viewer else [None] * len(hand) for p, hand in enumerate(scene["hands"], 1)]
+    return {**scene, "hands": hands, "viewer": viewer}
+
+
+def previews(state: TsuroState, player: int) -> dict[str, Any]:
+    """For each legal placement ('T i rot r c'), what it would do: the
+    trails the markers would travel and who would be out, so the page shows
+    where the marker goes before the tile is placed."""
+    out: dict[str, Any] = {}
+    if state.step_kind() != "play":
+        return out
+    hand = state.hands[player - 1]
+    markers = state.active_markers()
+    for decision in state.legal_decisions():
+        if not isinstance(decision, Place):
+            continue
+        result = geo.place(state.cells, markers, hand[decision.index], decision.rotation,
+                           decision.row, decision.col)
+        out[str(decision)] = {
+            "tile": hand[decision.index],
+            "trails": {str(p): [list(seg) for seg in trail] for p, trail in sorted(result.trails.items())},
+            "out": {str(p): why for p, why in sorted(result.eliminated.items())},
+        }
+    return out

@@ -3,6 +3,7 @@
 "use strict";
 (function (R) {
   var S = 70, M = 20;
+  R.geometry = {cell: S, margin: M};  /* for the mouse input of the human's page (play_*.js) */
   R.draw = function (scene, data) {
     var n = scene.grid.length, W = n * S + 2 * M;
     var svg = R.root(W, W, "Black Hole Escape board");

@@ -39,6 +39,7 @@
 
   R.draw = function (scene, data, frame) {
     var board = grid(scene.board, 44, [], null);
+    R.geometry = {cell: 44, margin: 18};  /* for the mouse input of the human's page (play_cantris.js) */
     board.setAttribute("data-scene", "main");
     var info = R.html("div");
     var t = R.html("table", null, null, info);

@@ -3,6 +3,7 @@
 "use strict";
 (function (R) {
   var S = 46, M = 26;  /* square size, margin holding the goal bars and coordinates */
+  R.geometry = {cell: S, margin: M};  /* for the mouse input of the human's page (play_*.js) */
   var SIDE = {"row 0": "top", "row 8": "bottom", "column 8": "right", "column 0": "left"};
 
   R.draw = function (scene, data) {

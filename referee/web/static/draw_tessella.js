@@ -3,6 +3,7 @@
 "use strict";
 (function (R) {
   var S = 52, M = 22;
+  R.geometry = {cell: S, margin: M};  /* for the mouse input of the human's page (play_*.js) */
   function octagon(cx, cy, r) {
     var pts = [];
     for (var i = 0; i < 8; i++) {

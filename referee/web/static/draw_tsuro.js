@@ -4,6 +4,7 @@
 "use strict";
 (function (R) {
   var S = 76, M = 26;
+  R.geometry = {cell: S, margin: M};  /* for the mouse input of the human's page (play_*.js) */
   var NORMAL = [[0, 1], [-1, 0], [0, -1], [1, 0]];  /* into the cell, per side */
 
   function port(r, c, p, size) {
@@ -30,6 +31,9 @@
     var o = scene.out[p - 1];
     return o ? "out (" + o[2] + ", ply " + o[1] + ")" : "in";
   }
+
+  /* Shared with the human's page (play_tsuro.js): the same tile and port geometry. */
+  R.tsuro = {port: port, pathD: pathD, tile: tile, normal: NORMAL};
 
   R.draw = function (scene, data) {
     var tiles = data.extras.tiles, n = scene.size, W = n * S + 2 * M;

@@ -1,0 +1,159 @@
+"""``--player human:web``: a person plays a seat in the browser.
+
+The referee serves a page on 127.0.0.1 (see :mod:`.server`) that draws the
+match as the replay does, from the match folder as it is written (so the
+opponent's moves show as they happen), for this seat's eyes only.  At the
+seat's turn the page gets the legal decisions (and, where the game gives
+them, what each would do) and sends back the decision text the mouse or the
+keyboard made; it is checked like the terminal human's (refused with the
+reason, asked again), then written to the seat's ``decision.txt`` and judged
+like any player's (:func:`referee.core.players.human_reply`), so the log and
+verify do not know how it was typed."""
+from __future__ import annotations
+
+import queue
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from referee.core.game import Game, GameState
+from referee.core.players import Reply, check_decision, human_reply, human_resigns, key_codes
+
+from . import assets, server
+from .live import LiveFolder
+from .scenes import scene_module, script_text
+
+RESULT_WAIT = 30.0  # seconds the page is kept up after the match, until it has shown the result
+
+
+class WebHumanAgent:
+    """One browser seat.  The server starts with the match
+    (:meth:`match_started`) and stops when the page has shown the result."""
+
+    name = "human:web"
+    human = True
+
+    def __init__(self, game: Game, open_browser: bool = True) -> None:
+        server.require()
+        self.game = game
+        self.open_browser = open_browser
+        self.server: server.LocalServer | None = None
+        self.live: LiveFolder | None = None
+        self.player: int | None = None
+        self.turn: dict[str, Any] | None = None  # the pending request, while it is our move
+        self.answers: queue.Queue[tuple[str, str]] = queue.Queue()
+        self.refusal: str | None = None
+        self.refused = 0  # decisions refused so far: the page may send again after each
+        self.result_seen = False
+
+    # ----- the match's side
+    def match_started(self, out: Path, player: int) -> None:
+        """Serve the page (called by the match once its folder exists)."""
+        from starlette.routing import Route
+
+        self.player = player
+        self.live = LiveFolder(out, viewer=player)
+        self.server = server.LocalServer([
+            Route("/", self._page), Route("/api/live", self._live),
+            Route("/api/decide", self._decide, methods=["POST"]),
+        ])
+        self.server.announce(f"player {player} (human:web) plays in the browser at",
+                             self.open_browser)
+
+    def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
+        started = time.monotonic()
+        legal = [str(d) for d in state.legal_decisions()]
+        module = scene_module(self.game.name)
+        previews = getattr(module, "previews", None)
+        self.refusal = None
+        self.turn = {"step": step, "player": player, "kind": state.step_kind(), "legal": legal,
+                     "help": self.game.decision_help,
+                     "previews": previews(state, player) if previews else None}
+        try:
+            while True:
+                try:
+                    kind, text = self.answers.get(timeout=0.5)  # a timeout keeps Ctrl-C working
+                except queue.Empty:
+                    continue
+                if kind == "resign":
+                    return human_resigns(started)
+                error = key_codes(text) or check_decision(self.game, state, text)
+                if error is None:
+                    return human_reply(workdir, player, text, started)
+                self.refusal = f"{text.strip()[:80]!r} not accepted: {error}"
+                self.refused += 1
+        except KeyboardInterrupt:
+            return human_resigns(started)
+        finally:
+            self.turn = None
+
+    def close(self) -> None:
+        """Keep serving until the page has shown the result (at most
+        RESULT_WAIT seconds), then stop."""
+        if self.server is None:
+            return
+        try:
+            deadline = time.monotonic() + RESULT_WAIT
+            if not self.result_seen:
+                print("waiting for the browser page to show the result (Ctrl-C to stop)",
+                      file=sys.stderr, flush=True)
+            while not self.result_seen and time.monotonic() < deadline:
+                time.sleep(0.1)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.server.close()
+            self.server = None
+
+    # ----- the page's side (run on the server's thread)
+    async def _page(self, request):
+        from starlette.responses import HTMLResponse
+
+        return HTMLResponse(page_html(self.game.name, "play", self.player))
+
+    async def _live(self, request):
+        from starlette.responses import JSONResponse
+
+        try:
+            first = max(0, int(request.query_params.get("since", "0")))
+        except ValueError:
+            first = 0
+        data = self.live.since(first)
+        turn = self.turn
+        data.update(mode="play", you=self.player, turn=turn, refusal=self.refusal if turn else None,
+                    refused=self.refused)
+        if data["result"] is not None and request.query_params.get("ack") == "result":
+            self.result_seen = True
+        return JSONResponse(data)
+
+    async def _decide(self, request):
+        from starlette.responses import JSONResponse
+
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            return JSONResponse({"ok": False, "error": "expected JSON {\"decision\": TEXT}"}, status_code=400)
+        if self.turn is None:
+            return JSONResponse({"ok": False, "error": "it is not your move"}, status_code=409)
+        if body.get("resign"):
+            self.answers.put(("resign", ""))
+        else:
+            text = body.get("decision")
+            if not isinstance(text, str) or not text.strip():
+                return JSONResponse({"ok": False, "error": "empty decision"}, status_code=400)
+            self.answers.put(("decision", text[:1000]))
+        return JSONResponse({"ok": True})
+
+
+def page_html(game: str, mode: str, you: int | None) -> str:
+    """The live page for ``game``: ``play`` (a seat's) or ``watch``."""
+    module = scene_module(game)
+    draw = script_text(module) if module is not None else ""
+    play = script_text(module, "PLAY_SCRIPT") if module is not None and mode == "play" else ""
+    return server.page(
+        "live.html.j2", mode=mode, you=you or 0, game_js=assets.script(draw),
+        play_js=assets.static("play_common.js") + assets.script(play) if play else "",
+        live_js=assets.static("live.js"))

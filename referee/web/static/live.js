@@ -1,0 +1,224 @@
+/* The live page: a match as it is played, for a spectator (referee watch)
+   or for the human at a seat (--player human:web).  It polls the local
+   server for new steps, draws the newest with the replay's drawing
+   (Referee.draw), lists the moves with their verdicts and, at the human's
+   turn, lets the game's mouse input (Referee.play, from play_<game>.js) or
+   the text box make the decision text it sends back. */
+"use strict";
+(function () {
+  var R = window.Referee;
+  var $ = function (id) { return document.getElementById(id); };
+  var mode = document.body.getAttribute("data-mode"), you = +document.body.getAttribute("data-you");
+  var params = new URLSearchParams(location.search), token = params.get("token") || "";
+  var data = null, frames = [], result = null, turn = null, turnKey = null, turnSince = 0;
+  var acked = false, busy = false, resignArmed = false, refused = 0;
+  var FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, CRASH: 1, RESIGNED: 1};
+
+  function api(path) {
+    var q = new URLSearchParams(location.search);
+    q.set("since", frames.length);
+    if (result && !acked) q.set("ack", "result");
+    return path + "?" + q.toString();
+  }
+  function badge(verdict, parent) {
+    var cls = verdict === "OK" ? "badge ok" : verdict === "LATE" ? "badge late" : FAULTS[verdict] ? "badge fault" : "badge other";
+    return R.html("span", {"class": cls, "data-verdict": verdict}, verdict, parent);
+  }
+  function ms(v) { return v === undefined || v === null ? "" : String(Math.round(v)); }
+  function decisionText(rec) {
+    if (rec.applied !== undefined && rec.applied !== null && rec.verdict === "OK") return rec.applied;
+    var raw = rec.decision;
+    if (raw === null || raw === undefined) return rec.applied || "(none)";
+    raw = String(raw).trim();
+    return raw === "" ? "(empty)" : raw.split("\n")[0];
+  }
+
+  function addMoveRow(frame, i) {
+    var rec = frame.record, body = $("moves-body");
+    var tr = R.html("tr", {"data-step": i}, null, body);
+    R.html("td", {"class": "num"}, i, tr);
+    if (!rec) { R.html("td", {colspan: "4", "class": "muted"}, "start position", tr); return; }
+    var who = R.html("td", null, null, tr);
+    R.html("span", {"class": "swatch", style: "background:" + R.color(rec.player)}, null, who);
+    R.html("span", null, "p" + rec.player + (rec.player === you ? " (you)" : ""), who);
+    R.html("td", {"class": "dec"}, decisionText(rec), tr);
+    badge(rec.verdict, R.html("td", null, null, tr));
+    R.html("td", {"class": "num time"}, ms(rec.wall_ms) + " / " + ms(rec.cpu_ms), tr);
+    if (FAULTS[rec.verdict]) tr.className = "fault-row";
+    var scroll = $("moves-scroll");
+    scroll.scrollTop = scroll.scrollHeight;
+  }
+
+  function showLast() {
+    var box = $("details"), f = frames[frames.length - 1];
+    box.textContent = "";
+    if (!f || !f.record) { R.html("p", {"class": "muted"}, "Start position.", box); return; }
+    var rec = f.record, head = R.html("p", {"class": "detail-head", id: "last-step"}, null, box);
+    R.html("strong", null, "Step " + rec.step + " ", head);
+    R.playerLabel(data, rec.player, head);
+    head.appendChild(document.createTextNode(" " + decisionText(rec) + " "));
+    badge(rec.verdict, head);
+    if (rec.message) {
+      var m = R.html("p", {"class": FAULTS[rec.verdict] ? "message fault" : "message", id: "verdict-message"}, rec.message, box);
+      m.setAttribute("data-verdict", rec.verdict);
+    }
+    var events = (rec.events || []).map(function (e) { return e.type; });
+    if (events.length) R.html("p", {"class": "muted"}, "events: " + events.join(", "), box);
+  }
+
+  function draw() {
+    var f = frames[frames.length - 1], stage = $("board"), info = $("board-info");
+    if (!f) return;
+    stage.textContent = ""; info.textContent = "";
+    if (data.drawing === "svg" && R.draw) {
+      var drawn = R.draw(f.scene, data, f);
+      stage.appendChild(drawn.board);
+      if (drawn.info) info.appendChild(drawn.info);
+    } else {
+      R.html("pre", {"class": "text-board"}, f.scene.text, stage);
+    }
+    stage.setAttribute("data-step", frames.length - 1);
+    if (turn && R.play && frames.length - 1 === turn.step - 1) {
+      $("controls").textContent = "";
+      R.play({svg: stage.querySelector("svg"), scene: f.scene, turn: turn, data: data, you: you,
+              controls: $("controls"), submit: submit});
+    }
+  }
+
+  function seatLine() {
+    var line = $("seat-line");
+    line.textContent = "";
+    if (mode !== "play") return;
+    line.appendChild(document.createTextNode("You are "));
+    R.playerLabel(data, you, line);
+    line.appendChild(document.createTextNode(" — the moves of the others show here as they happen."));
+  }
+
+  function showResult() {
+    var box = $("result");
+    box.hidden = false;
+    box.className = "result " + (result.winner !== null && result.winner !== undefined ? "has-winner" : "no-winner");
+    box.setAttribute("data-winner", result.winner === null || result.winner === undefined ? "" : result.winner);
+    $("result-headline").textContent = result.headline + (mode === "play" && result.winner === you ? " — you win!" : "");
+    $("result-reason").textContent = result.reason + (result.steps !== undefined && result.steps !== null ? " after " + result.steps + " steps" : "");
+    $("status").textContent = "game over";
+    document.body.setAttribute("data-finished", "1");
+  }
+
+  function bankLeft() {
+    /* The seat's time bank: its last logged bank_ms, or the match's bank at the start. */
+    var lim = data.limits || {}, left = null;
+    frames.forEach(function (f) { if (f.record && f.record.player === you && f.record.bank_ms !== undefined) left = f.record.bank_ms / 1000; });
+    if (left === null && lim.time_bank) left = +lim.time_bank;
+    return left;
+  }
+  function tick() {
+    if (!turn) return;
+    var took = (Date.now() - turnSince) / 1000, bank = bankLeft(), text = "thinking " + took.toFixed(0) + " s";
+    if (bank !== null) text += " — time bank " + Math.max(0, bank - took).toFixed(1) + " s left";
+    $("clock").textContent = text;
+  }
+
+  function setTurn(next, refusal) {
+    var key = next ? next.step + ":" + next.legal.length : null;
+    var box = $("turn");
+    if (box) {
+      box.hidden = !next;
+      var r = $("refusal");
+      r.hidden = !refusal; r.textContent = refusal || "";
+    }
+    if (key === turnKey) return false;
+    turn = next; turnKey = key; busy = false;
+    if (!box) return false;
+    if (turn) {
+      turnSince = Date.now();
+      $("turn-title").textContent = "Your move (step " + turn.step + (turn.kind !== "play" ? ", " + turn.kind : "") + ")";
+      $("hint").textContent = turn.legal.length + " legal decision(s). " + (R.playHint ? R.playHint(turn) : "Type your decision below.");
+      $("decision-help").textContent = "format: " + (turn.help || "the game's decision text");
+      $("decision").value = "";
+      $("status").textContent = "your move";
+      document.body.setAttribute("data-turn", turn.step);
+      var extra = turn.legal.length <= 3 ? turn.legal : turn.legal.filter(function (d) { return /^(pass|PASS)$/.test(d); });
+      $("controls").textContent = "";
+      window.__extra = extra;
+    } else {
+      $("controls").textContent = "";
+      document.body.removeAttribute("data-turn");
+    }
+    return true;
+  }
+  function extraButtons() {
+    if (!turn) return;
+    (window.__extra || []).forEach(function (d) {
+      var b = R.html("button", {type: "button", "class": "choice", "data-decision": d}, d, $("extra") || $("controls"));
+      b.addEventListener("click", function () { submit(d); });
+    });
+  }
+
+  function submit(text) {
+    if (!turn || busy) return;
+    busy = true;
+    $("status").textContent = "sent: " + text;
+    fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
+                          body: JSON.stringify({decision: text})})
+      .then(function (r) { return r.json(); })
+      .then(function (answer) { if (!answer.ok) { busy = false; $("status").textContent = answer.error; } poll(); })
+      .catch(function () { busy = false; });
+  }
+  function resign() {
+    if (!turn) return;
+    if (!resignArmed) { resignArmed = true; $("resign").textContent = "Really resign? (click again)"; return; }
+    fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
+                          body: JSON.stringify({resign: true})}).then(poll);
+  }
+
+  function apply(answer) {
+    if (answer.head) {
+      data = answer.head;
+      $("game-title").textContent = data.title;
+      $("match-id").textContent = data.match_id;
+      document.title = data.title + (mode === "play" ? ": you play" : ": live");
+      if (mode === "play") R.tsuroViewer = you;  /* the others' hands stay hidden */
+      seatLine();
+    }
+    if (!data) { $("status").textContent = answer.problem || "waiting for the match to start…"; return; }
+    var grew = false;
+    if (answer.first === frames.length && answer.frames.length) {
+      answer.frames.forEach(function (f) { frames.push(f); addMoveRow(f, frames.length - 1); });
+      grew = true;
+      showLast();
+    }
+    if (answer.refused > refused) { refused = answer.refused; busy = false; }  /* refused: may send again */
+    var changed = mode === "play" ? setTurn(answer.turn, answer.refusal) : false;
+    if (grew || changed) { draw(); extraButtons(); }
+    if (!turn && !answer.result && mode === "play" && frames.length) {
+      var nxt = frames.length;
+      $("status").textContent = "waiting for the other player(s)… (step " + nxt + ")";
+    } else if (mode === "watch" && !answer.result) {
+      $("status").textContent = "live: " + (frames.length - 1) + " step(s) so far";
+    }
+    if (answer.problem) $("status").textContent = answer.problem;
+    if (answer.result && !result) { result = answer.result; showResult(); }
+    else if (answer.result && result) acked = true;
+  }
+
+  function poll() {
+    return fetch(api("/api/live"), {headers: {"X-Token": token}})
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+      .then(apply)
+      .catch(function (e) { $("status").textContent = result ? "game over (the referee has stopped)" : "lost the referee: " + e.message; });
+  }
+  function loop() {
+    if (result && acked) { document.body.setAttribute("data-ready", "1"); return; }
+    poll().then(function () { setTimeout(loop, turn ? 400 : 250); });
+  }
+
+  if ($("typed")) {
+    $("typed").addEventListener("submit", function (e) { e.preventDefault(); var t = $("decision").value.trim(); if (t) submit(t); });
+    $("resign").addEventListener("click", resign);
+  }
+  R.redraw = function () { draw(); extraButtons(); };
+  setInterval(tick, 500);
+  loop();
+  document.body.setAttribute("data-ready", "1");
+})();
