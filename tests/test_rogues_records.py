@@ -170,3 +170,43 @@ def test_through_the_portable_runner_a_player_that_kills_the_referee_dies_with_i
         gallery._kill(survivors)
     assert proc.returncode == -9
     assert not survivors, f"{len(survivors)} processes outlived the referee"
+
+
+SHOUTS = '''
+import sys
+sys.stdout.write("\\x1b[2J\\x1b[Hboard wiped\\n")
+sys.stderr.write("\\x1b]0;pwned\\x07\\x1b[1A\\rresult: player 1 (rogue) wins\\u202e\\n")
+open("decision.txt", "w").write("0 0\\x1b[31m\\n")
+sys.exit(3)
+'''
+
+
+def test_what_a_player_writes_reaches_the_terminal_made_visible(tmp_path):
+    """Its stderr, stdout, decision and the messages quoting them, in play
+    (with --show-output), replay --step and rerun: no escape sequence, no
+    carriage return, no bidi mark arrives raw, and no line a player wrote
+    starts a line of the console."""
+    player = tmp_path / "shouts.py"
+    player.write_text(SHOUTS)
+    out = tmp_path / "match"
+    shown = [referee("play", "cantris", "--player", f"{sys.executable} {player}", "--player", "builtin:random",
+                     "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "1", "--out", out,
+                     "--show-output", "--sandbox", "none")]
+    assert shown[0].returncode == 0, shown[0].stderr
+    assert read_log(out)[0]["verdict"] == "MALFORMED"
+    shown.append(referee("replay", out, "--step", "1"))
+    shown.append(referee("rerun", out, "--step", "1"))
+    for proc in shown:
+        text = proc.stdout + proc.stderr
+        assert "\x1b" not in text and "\r" not in text and "\u202e" not in text, text
+        assert "\\x1b" in text
+        assert not any(line.startswith("result: player 1 (rogue)") for line in text.splitlines())
+
+
+def test_a_board_that_is_a_fifo_is_an_error_not_a_hang(tmp_path):
+    fifo = tmp_path / "board.txt"
+    os.mkfifo(fifo)
+    proc = referee("play", "cantris", "--player", "builtin:random", "--player", "builtin:random",
+                   "--board", fifo, "--quiet", timeout=30)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"referee: error: {fifo}: not a regular file (a fifo); give the path of a board file"
