@@ -1,10 +1,17 @@
-# Two commands matter: `make run` (a demo match) and `make test`.
+# Two commands matter: `make run` (a demo match) and `make test`; `make check`
+# is the quick tier to run while working.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Tests run in parallel (pytest-xdist): most of a test's time is spent waiting
+# for player processes and limits, so more workers than cores pays.  The tests
+# of a module with a module-scoped fixture stay on one worker (tests/conftest.py).
+# `make test TEST_JOBS=0` runs them all in one process.
+TEST_JOBS ?= 4
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS)
 
-.PHONY: run test bench clean
+.PHONY: run test check bench clean
 
 $(STAMP): setup.cfg pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ needed"' 
@@ -23,7 +30,12 @@ run: $(STAMP)
 	@echo "  referee play cantris --player \"python3 mybot/player.py\" --player builtin:greedy"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+# Unit tests and the quick end-to-end cases, in under a minute: everything not
+# marked `slow`.
+check: $(STAMP)
+	$(PYTEST) -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run.py

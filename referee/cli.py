@@ -13,7 +13,7 @@ import yaml
 
 from referee import __version__
 from referee.core.errors import InputError
-from referee.core.settings import load_yaml, parse_assignment, seed_value
+from referee.core.settings import env_names, load_yaml, parse_assignment, seed_value
 from referee.core.visible import visible
 
 
@@ -67,6 +67,7 @@ PLAY_KEYS = {
     "color": "true/false: colour the boards (--color/--no-color)",
     "show_output": "true: print each step's stdout/stderr (--show-output)",
     "sandbox": "auto, bwrap or none: run players in a bubblewrap sandbox (--sandbox)",
+    "pass_env": "list of the referee's environment variables players get too (--pass-env)",
     "games": "play a paired series of N games (--games)",
     "boards": "list of board folders, files or patterns a series draws from in turn (--boards)",
     "sprt": "stop the series when the SPRT decides: elo0=0,elo1=10,alpha=0.05,beta=0.05 (--sprt)",
@@ -117,6 +118,8 @@ def load_config(path: Path) -> dict[str, Any]:
         value = data.get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(p, str) for p in value)):
             raise InputError(f"{key!r} must be a list of strings", str(path), _key_line(text, key))
+    if "pass_env" in data:
+        data["pass_env"] = env_names(data["pass_env"], str(path), _key_line(text, "pass_env"))
     if data.get("game") is not None and not isinstance(data["game"], str):
         raise InputError("'game' must be a game name", str(path), _key_line(text, "game"))
     return data
@@ -149,6 +152,8 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--show-output", is_flag=True, default=None, help="Print each step's stdout/stderr.")
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default=None,
               help="Run players in a bubblewrap sandbox (auto: where it starts; default).")
+@click.option("--pass-env", "pass_env", multiple=True, metavar="NAME",
+              help="An environment variable of yours that players get too (repeatable).")
 @click.option("--games", type=int,
               help="Play a paired series of N games (seats swapped; see docs/series.md).")
 @click.option("--boards", "board_sets", multiple=True, metavar="DIR",
@@ -164,9 +169,9 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
          seed: str | None, out: Path | None, quiet: bool | None, time_limit: str | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool | None,
          color: bool | None, show_output: bool | None, sandbox: str | None,
-         games: int | None = None, board_sets: tuple[str, ...] = (), sprt: str | None = None,
-         cluster: str | None = None, jobs: int | None = None, resume: bool = False,
-         no_browser: bool = False) -> None:
+         pass_env: tuple[str, ...] = (), games: int | None = None, board_sets: tuple[str, ...] = (),
+         sprt: str | None = None, cluster: str | None = None, jobs: int | None = None,
+         resume: bool = False, no_browser: bool = False) -> None:
     """Play one match of GAME and write its folder, or a paired series with --games
     (GAME may come from --config)."""
     from referee.console import ConsoleObserver, format_result
@@ -231,6 +236,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
                      sandbox=sandbox or str(conf.get("sandbox") or "auto"),
+                     pass_env=env_names(list(pass_env)) if pass_env else conf.get("pass_env", []),
                      browser=not no_browser)
     prepared = prepare(spec)
     preflight.check_match(prepared)  # a command that cannot start fails here, not every step
@@ -372,7 +378,11 @@ def _register_optional_commands() -> None:
     for module, attr in (("referee.tournament.command", "tournament_command"),
                          ("referee.checks", "check_command"),
                          ("referee.conformance.command", "check_game_command"),
-                         ("referee.scaffold.command", "new_game_command")):
+                         ("referee.scaffold.command", "new_game_command"),
+                         # grading (docs/grading.md): check-bot, grade, autograder
+                         ("referee.grading.command", "check_bot_command"),
+                         ("referee.grading.command", "grade_command"),
+                         ("referee.grading.command", "autograder_command")):
         try:
             found = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:

@@ -13,6 +13,7 @@ with the snapshots, which could have been edited)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from referee.core.match import Match, clock_view
 from referee.core.players import Agent, ProcessAgent, Reply, make_agent
 from referee.core.rng import recorded_chance
 from referee.core.runner import Limits
+from referee.core.sandbox import player_environment
 from referee.core.verdicts import Verdict
 from referee.core.visible import visible
 
@@ -179,13 +181,15 @@ def rerun(match_dir: Path, step: int, command: str | None = None, scratch: Path 
         raise InputError(f"step {step} was played by the referee for player {view.player} "
                          f"({record.get('applied')}): no program ran")
     agent = seat_agent(game_replay, view.player, command, view.limits)
-    # Tells the player it runs one step of a finished match, and whether that
-    # seat was kept alive (a player that rebuilds its memory, as Quoridor's
-    # module players do, can then rebuild what the kept-alive one had).
-    kept = agent.persistent or bool(game_replay.match["players"][view.player - 1].get("persistent"))
-    agent.environ["REFEREE_RERUN"] = "persistent" if kept else "spawned"
     folder = scratch_folder(scratch, step, view.player)
     write_view(view, folder)
+    # Its clean environment (as decide() would make it), telling it that it
+    # runs one step of a finished match and whether that seat was kept alive
+    # (a player that rebuilds its memory, as Quoridor's module players do,
+    # can then rebuild what the kept-alive one had).
+    agent.environ = player_environment(os.environ, folder.absolute(), False)
+    kept = agent.persistent or bool(game_replay.match["players"][view.player - 1].get("persistent"))
+    agent.environ["REFEREE_RERUN"] = "persistent" if kept else "spawned"
     reply = agent.decide(folder, step, view.player, view.state)
     verdict, message, decision = judge(game_replay.game, agent.limits, reply, view.state)
     names = match_facts(game_replay).names

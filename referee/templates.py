@@ -64,7 +64,11 @@ _README = """\
 ## Handing it in
 
 This folder is self-contained: {files}
-are all a grader needs. From the folder above this one:
+and `referee-player.yaml` (how graders build and run it) are all a grader
+needs. Before you hand it in, run the check graders run first:
+
+    referee check-bot {game} --player .
+ From the folder above this one:
 
 - Linux, macOS: `zip -r {name}.zip {name} -x {skip}`
 - Windows (PowerShell): `Compress-Archive -Path {name} -DestinationPath {name}.zip`
@@ -107,8 +111,12 @@ def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
         files=_HAND_IN[lang][0], skip=_HAND_IN[lang][1].format(name=directory.resolve().name),
         name=directory.resolve().name, rules=_rules_label(game))
     (directory / "README.md").write_text(readme, encoding="utf-8")
+    from referee.grading.submission import MANIFEST, manifest_text
+
+    (directory / MANIFEST).write_text(manifest_text(lang), encoding="utf-8")
     others = " and ".join(system.split(" (")[0] for system, _ in commands[1:])
-    return [f"wrote {target}", f"wrote {directory / 'README.md'}", "",
+    return [f"wrote {target}", f"wrote {directory / 'README.md'}",
+            f"wrote {directory / MANIFEST} (how graders run it)", "",
             f"cd {directory}, then on {commands[0][0]} (README.md has {others}):",
             *(f"    {line}" for line in commands[0][1])]
 

@@ -3,6 +3,7 @@ what a match left behind, and generate game states for property tests."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -19,6 +20,36 @@ BOARDS = ROOT / "boards"
 PYTHON_SDK = ROOT / "players" / "sdk" / "python"
 
 needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+
+
+# A test module that defines a fixture built once per module (a wheel and its
+# venv, a Dask cluster, matches several tests only read).
+MODULE_FIXTURE = re.compile(r"@pytest\.fixture\(\s*scope\s*=\s*[\"'](?:module|session)[\"']")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """How pytest-xdist (``make test``: ``-n 4``) shares out the tests: one
+    at a time to whichever worker is free, except that all the tests of a
+    module with a module-scoped fixture go to one worker together (so the
+    fixture is still built once), largest such modules first.  xdist's own
+    ``--dist loadgroup`` cannot do this under pytest 9.2 (it renames node ids
+    to group them, which pytest no longer allows)."""
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None  # --dist loadfile, each, ... as asked
+    from xdist.scheduler import LoadScopeScheduling
+
+    tests = Path(__file__).resolve().parent
+    shared = {path.relative_to(config.rootpath).as_posix() for path in tests.glob("test_*.py")
+              if MODULE_FIXTURE.search(path.read_text(encoding="utf-8"))}
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in shared else nodeid
+
+    config.option.loadscopereorder = True
+    return SharedFixtureScheduling(config, log)
 
 
 def interruptible() -> None:

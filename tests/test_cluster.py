@@ -4,6 +4,7 @@ commands.  Standings must be byte-identical to a local run; a worker killed
 mid-game costs only that game."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import socket
@@ -15,7 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-pytest.importorskip("distributed")
+# Whether distributed is installed, without importing it: its import costs
+# every test worker ~1 s of CPU at collection; the fixture imports it.
+if importlib.util.find_spec("distributed") is None:
+    pytest.skip("distributed is not installed", allow_module_level=True)
 psutil = pytest.importorskip("psutil")
 
 from conftest import referee  # noqa: E402

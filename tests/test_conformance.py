@@ -95,7 +95,7 @@ class Countdown(Game):
         return f"{{state.pile}} {{' '.join(map(str, shown))}}\\n"
 
     def view_json(self, state, viewer):
-        return {{"pile": state.pile}}
+        return {{"pile": state.pile, "players": 2}} if BUG == "reserved" else {{"pile": state.pile}}
 
     def resample(self, state, viewer, rng):
         secrets = list(state.secrets)
@@ -138,6 +138,7 @@ def test_a_correct_game_passes(countdown):
     ("raises", "illegal", "parse_decision: raised KeyError"),
     ("ranking", "outcome", "outcome: ranking"),
     ("leaks", "views", "player 1 sees information hidden from it"),
+    ("reserved", "views", "view_json: key(s) players are written by the referee"),
 ])
 def test_each_broken_game_fails_its_check_and_says_how_to_reproduce(countdown, bug, check, words):
     found = failures(countdown(f"cd{bug}", bug))

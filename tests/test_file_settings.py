@@ -14,7 +14,8 @@ def test_premoves_file_is_kept_with_the_match(tmp_path):
     work.mkdir()
     (work / "opening.txt").write_text("M 8 4 7 4\nM 0 4 1 4\n")
     proc = referee("play", "quoridor", "--player", "builtin:greedy", "--player", "builtin:random",
-                   "--set", "premoves_file=opening.txt", "--seed", "2", "--out", "m", "--quiet", cwd=work)
+                   "--set", "premoves_file=opening.txt", "--set", "ply_cap=12",  # a short game will do
+                   "--seed", "2", "--out", "m", "--quiet", cwd=work)
     assert proc.returncode == 0, proc.stderr
     match = yaml.safe_load((work / "m" / "match.yaml").read_text())
     kept = match["settings"]["premoves_file"]

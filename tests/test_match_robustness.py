@@ -55,7 +55,7 @@ def test_interrupting_the_referee_kills_the_running_player(tmp_path):
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=30)
     assert proc.returncode != 0
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # ends at once when it is gone; generous for a busy machine
     while _running(sleeper) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _running(sleeper)
@@ -92,7 +92,7 @@ def test_a_player_dies_with_a_killed_referee(tmp_path):
     assert _running(player)
     parent.kill()
     parent.wait()
-    for _ in range(100):
+    for _ in range(1200):  # up to 60 s on a busy machine; ends as soon as it is gone
         if not _running(player):
             break
         time.sleep(0.05)

@@ -28,7 +28,9 @@ def test_a_move_printed_to_stdout_is_named_with_where_it_should_go(tmp_path, mak
 
 def test_a_decision_written_before_a_timeout_is_said_not_to_count(tmp_path, make_player):
     player = make_player("stays", "open('decision.txt', 'w').write('0 0')\nwhile True:\n    pass\n")
-    proc, log = play(tmp_path, player, "--time-limit", "0.2")
+    # A 3 s hard limit (twice the soft one): even on a busy machine it has
+    # written its decision long before it is killed.
+    proc, log = play(tmp_path, player, "--time-limit", "1.5")
     assert log[0]["verdict"] == "TIMEOUT"
     assert "it had written decision.txt, but a program must exit" in log[0]["message"]
     assert "a killed program's decision does not count" in proc.stdout

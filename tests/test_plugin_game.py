@@ -100,3 +100,21 @@ def test_the_example_passes_its_own_tests_and_the_kit(run, tmp_path):
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "18 passed" in proc.stdout  # nine kit checks and the rules' nine cases
+
+
+def test_a_plugin_game_is_graded(run):
+    if not (run.work / "mine").is_dir():
+        ok(run("new-player", "connect4", "mine"))
+    assert "ready to submit" in ok(run("check-bot", "connect4", "--player", "python3 mine/player.py"))
+    (run.work / "grading.yaml").write_text(yaml.safe_dump({
+        "game": "connect4", "boards": ["default"], "games_per_board": 1,
+        "compliance": {"points": 10},
+        "opponents": [{"player": "builtin:random", "points": 30, "full_at": 0.9, "zero_at": 0.5}]}))
+    out = ok(run("grade", "grading.yaml", "--submission", "mine"))
+    assert '"results_folder"' in out
+
+
+def test_a_plugin_strong_player_searches_with_the_referees_alpha_beta(run):
+    out = ok(run("play", "connect4", "--player", "builtin:strong?nodes=3000", "--player",
+                 "builtin:greedy", "--seed", 3, "--out", "strong", "--quiet"))
+    assert "player 1 (builtin:strong?nodes=3000) wins" in out

@@ -48,8 +48,9 @@ def gone(pid: int) -> bool:
 
 
 def wait_gone(pids: list[int]) -> list[int]:
-    """The pids still running after a short grace for the OS to reap them."""
-    for _ in range(40):
+    """The pids still running after a grace for the OS to reap them (up to
+    30 s on a busy machine; it ends as soon as they are gone)."""
+    for _ in range(600):
         left = [pid for pid in pids if not gone(pid)]
         if not left:
             return []
@@ -137,7 +138,7 @@ def test_a_fork_loop_is_out_run(tmp_path):
                 f.write(f"{pid}\\n")
                 f.flush()
         time.sleep(0.3)
-    """, hard_time=5)
+    """, hard_time=60)
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
     assert result.exit_code == 0 and len(pids) == 10
     assert result.orphans_killed >= 10

@@ -203,6 +203,57 @@ def test_part1_course_contract_reports_every_move_as_player_1_with_20_walls():
     assert "course_part1.py, line 16: ValueError: Part 1 reports every move as player 1" in ours
 
 
+GLOBAL_BOARD = """\
+from Model.interface import BOARD_DIM
+CLOSED = set()  # the board in a module global, as many students kept it
+
+def init(logger, playerId, numWalls, playerHomes):
+    return None
+
+def last_move(playerData, move):
+    (r1, c1), (r2, c2) = move.start, move.end
+    if r1 == r2:
+        edges = [((r1 - 1, c), (r1, c)) for c in (c1, c1 + 1)]
+    else:
+        edges = [((r, c1 - 1), (r, c1)) for r in (r1, r1 + 1)]
+    for a, b in edges:
+        CLOSED.update({(a, b), (b, a)})
+    return playerData
+
+def get_neighbors(playerData, r, c):
+    return [[nr, nc] for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= nr < BOARD_DIM and 0 <= nc < BOARD_DIM and ((r, c), (nr, nc)) not in CLOSED]
+
+def get_shortest_path(playerData, r1, c1, r2, c2):
+    seen, frontier = {(r1, c1): None}, [(r1, c1)]
+    while frontier:
+        following = []
+        for here in frontier:
+            if here == (r2, c2):
+                path = []
+                while here is not None:
+                    path.append(list(here))
+                    here = seen[here]
+                return path[::-1]
+            for square in map(tuple, get_neighbors(playerData, *here)):
+                if square not in seen:
+                    seen[square] = here
+                    following.append(square)
+        frontier = following
+    return []
+"""
+
+
+@pytest.mark.parametrize("contract", [REFEREE, COURSE], ids=lambda c: c.name)
+def test_part1_gives_each_layout_a_new_module_instance(tmp_path, contract):
+    # Module globals are not carried from one layout to the next: each course
+    # engine run loaded the module afresh.
+    module = tmp_path / "globals_board.py"
+    module.write_text(GLOBAL_BOARD)
+    text, code = check(str(module), contract=contract)
+    assert code == 0 and "score: 100.0% (720/720)" in text, text
+
+
 def test_part1_through_the_cli_with_a_package_folder():
     proc = referee("check", "quoridor-part1", "--course", TEAM)
     assert proc.returncode == 1
@@ -253,6 +304,19 @@ def test_a_crash_in_last_move_is_charged_to_the_module_with_its_line(tmp_path):
     assert "__init__.py, line 38: RuntimeError: last_move crashes on purpose at Player 2 Wall: [1,0] -> [1,2]" \
         in first["message"]
     assert result["winner"] == 2
+
+
+def test_a_package_that_cannot_be_imported_crashes_its_first_step_naming_the_line(tmp_path):
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "__init__.py").write_text("from Model.interface import PlayerMove\nfrom .helper import nothing\n")
+    (team / "helper.py").write_text("x = 1\n")
+    out = tmp_path / "m"
+    result = play(out, f"module:{team}", "builtin:random", extra=["--seed", "1"])
+    first = verified(out)[0]
+    assert first["verdict"] == "CRASH" and result["winner"] == 2
+    # loaded before the match, but its failure is told as step 1's, with the line
+    assert "__init__.py, line 2: ImportError: cannot import name 'nothing'" in first["message"]
 
 
 def test_a_module_past_its_limit_is_judged_alike_by_the_match_and_rerun(tmp_path):

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import uuid
@@ -32,6 +34,9 @@ from referee.core import sandbox as sandbox_mod
 from referee.replay import frames, load
 
 SANDBOX_OK = sandbox_mod.resolve("auto").on
+SOCKETS = Path(__file__).resolve().parents[1] / ".rogue-sockets"  # outside /tmp, not shown in the sandbox
+SOCKETS.mkdir(exist_ok=True)
+os.chmod(SOCKETS, 0o755)
 MODES = [pytest.param("bwrap", marks=pytest.mark.skipif(not SANDBOX_OK, reason="bwrap cannot start here")),
          "none"]
 
@@ -95,6 +100,7 @@ class Rogue:
     check: str | None = None  # a named extra check
     every: bool = False  # attack at each of its steps, not only the first
     ordinary_user: bool = False  # only stopped for non-root players (root may ptrace anything)
+    modes: tuple[str, ...] = ("bwrap", "none")  # an attack on the host itself is tried in the sandbox only
 
     def expect(self, what: str, mode: str) -> str:
         value = getattr(self, what)
@@ -175,7 +181,7 @@ ROGUES: dict[str, Rogue] = {
         "            time.sleep(1000)\n"
         "        os.setsid()\n"
         "    time.sleep(1000)\n"
-        "time.sleep(0.5); decide()"),
+        "time.sleep(0.5); decide()", options=("--set", "hard_time=30")),  # 150 forks: slow when busy
     "double_fork_daemon": Rogue(
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
@@ -184,12 +190,14 @@ ROGUES: dict[str, Rogue] = {
         "    os._exit(0)\n"
         "decide()"),
     "spawns_200_sleepers": Rogue(
-        "[subprocess.Popen(['sleep', '1000'], start_new_session=True) for _ in range(200)]; decide()"),
+        "[subprocess.Popen(['sleep', '1000'], start_new_session=True) for _ in range(200)]; decide()",
+        options=("--set", "hard_time=30")),  # 200 spawns take seconds on a busy machine
     "sleeper_in_new_session": Rogue(
         "subprocess.Popen(['sh', '-c', 'sleep 1000 & sleep 1000'], start_new_session=True); decide()"),
     # --- resources
     "memory_hog": Rogue("x = bytearray(3 * 1024 ** 3)", "MEMORY_LIMIT"),
-    "cpu_hog": Rogue("while True: pass", "CPU_LIMIT", options=("--set", "hard_time=8")),
+    # A wall limit far past the CPU limit: 2 s of CPU can take many seconds on a busy machine.
+    "cpu_hog": Rogue("while True: pass", "CPU_LIMIT", options=("--set", "hard_time=60")),
     "floods_stdout": Rogue("sys.stdout.write('y' * 5_000_000); decide()", check="stdout_capped"),
     "many_files": Rogue("[open(f'f{i}', 'w').close() for i in range(500)]; decide()"),
     "exhausts_file_descriptors": Rogue(
@@ -209,6 +217,111 @@ ROGUES: dict[str, Rogue] = {
         "decide('seen' if any(p.isdigit() and int(p) > 2 and int(p) != os.getpid() and "
         "'referee' in open(f'/proc/{p}/cmdline').read() for p in os.listdir('/proc')) else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+    # --- privilege inside the sandbox (the referee may well be root)
+    "has_no_capabilities": Rogue(
+        "caps = open('/proc/self/status').read().split('CapEff:')[1].split()[0]\n"
+        "decide('privileged' if int(caps, 16) or os.getuid() != 65534 else None)", modes=("bwrap",)),
+    "unmounts_and_remounts": Rogue(  # what root inside a sandbox could do: uncover the match folder
+        "import ctypes\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "points = [line.split()[4] for line in open('/proc/self/mountinfo')]\n"
+        "for point in reversed(points):\n"
+        "    libc.umount2(point.encode(), 2)\n"
+        "libc.mount(b'none', b'/', None, 32 | 4096 | 16384, None)\n"  # MS_REMOUNT|MS_BIND|MS_REC
+        "tried(lambda: open('../../log.jsonl', 'a').write('{}\\n'))\n"
+        "tried(lambda: open('../p2/Board.txt', 'w').write('0 0 0\\n' * 6))", modes=("bwrap",)),
+    "writes_a_sysctl": Rogue(
+        "value = open('/proc/sys/kernel/printk_ratelimit').read()\n"
+        "decide('wrote' if tried(lambda: open('/proc/sys/kernel/printk_ratelimit', 'w').write(value)) else None)",
+        modes=("bwrap",)),
+    "nests_a_user_namespace": Rogue(
+        "import ctypes\n"
+        "decide('nested' if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0 else None)",
+        modes=("bwrap",)),
+    # --- what the view must not show
+    "lists_homes_and_root": Rogue(  # /root itself may show: the interpreter may live under it
+        "decide('seen' if os.path.lexists(os.environ['ROGUE_HOME_MARK']) or"
+        " any(tried(lambda p=p: os.listdir(p)) for p in ('/home', '/run', '/var/run', '/var')) else None)",
+        {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+    "sees_host_tmp": Rogue(
+        "decide('seen' if os.path.exists(os.environ['ROGUE_TMP_MARK']) else None)",
+        {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+    "connects_to_a_unix_socket": Rogue(
+        "decide('connected' if tried(lambda: socket.socket(socket.AF_UNIX).connect(os.environ['ROGUE_SOCKET'])) else None)",
+        {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
+    "reads_the_referees_environment": Rogue(  # a TA's token: never handed to a player
+        "decide('leaked' if 'REFEREE_TEST_SECRET' in os.environ or 'ROGUE_SECRET' in str(os.environ) else None)"),
+    "fills_tmp": Rogue(
+        "import tempfile\n"
+        "written = 0\n"
+        "try:\n"
+        "    with tempfile.TemporaryFile() as f:\n"
+        "        while written < 40 << 20:\n"
+        "            f.write(b'0' * (1 << 20)); f.flush(); written += 1 << 20\n"
+        "except OSError:\n"
+        "    pass\n"
+        "decide('overfilled' if written > 16 << 20 else None)",
+        {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True, options=("--set", "disk_mb=16")),
+    "fills_dev_shm": Rogue(
+        "written = 0\n"
+        "try:\n"
+        "    with open(f'/dev/shm/rogue-{os.getpid()}', 'wb') as f:\n"
+        "        os.unlink(f.name)\n"
+        "        while written < 40 << 20:\n"
+        "            f.write(b'0' * (1 << 20)); f.flush(); written += 1 << 20\n"
+        "except OSError:\n"
+        "    pass\n"
+        "decide('overfilled' if written > 16 << 20 else None)",
+        {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True, options=("--set", "disk_mb=16")),
+    # --- whole-seat limits
+    "six_children_of_100_mib": Rogue(  # each under memory_mb, together over it
+        "go_r, go_w = os.pipe()\n"
+        "kids = []\n"
+        "for _ in range(6):\n"
+        "    ready_r, ready_w = os.pipe()\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        os.close(go_w)\n"
+        "        x = bytearray(100 << 20)\n"
+        "        for i in range(0, len(x), 4096): x[i] = 1\n"
+        "        os.write(ready_w, b'1'); os.read(go_r, 1); os._exit(0)\n"
+        "    os.close(ready_w); os.read(ready_r, 1); kids.append(pid)\n"  # allocated, or killed
+        "os.close(go_w)\n"
+        "[os.waitpid(k, 0) for k in kids]\n"
+        "decide()",
+        "MEMORY_LIMIT", options=("--set", "memory_mb=256", "--set", "hard_time=30")),
+    "forks_until_refused": Rogue(
+        "n = 0\n"
+        "while n < 1000:\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if pid == 0:\n"
+        "        time.sleep(1000); os._exit(0)\n"
+        "    n += 1\n"
+        "decide('unbounded' if n >= 64 else None)", options=("--set", "processes=64", "--set", "hard_time=30")),
+    "orphan_workers_ignore_sigxcpu": Rogue(  # their CPU is the seat's, though nobody waits for them
+        "done_r, done_w = os.pipe()\n"
+        "for _ in range(2):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        "        if os.fork() == 0:\n"
+        "            signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+        "            while time.process_time() < 1.3: pass\n"
+        "            os.write(done_w, b'1'); os._exit(0)\n"
+        "        os._exit(0)\n"
+        "os.close(done_w)\n"
+        "while os.read(done_r, 1): pass\n"
+        "decide()", "CPU_LIMIT", options=("--set", "cpu_time=1", "--set", "hard_time=30")),
+    "kills_its_host_after_starting_a_daemon": Rogue(
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(1000)\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.2); tried(lambda: os.kill(os.getppid(), signal.SIGKILL)); time.sleep(1); decide()",
+        {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
 }
 
 
@@ -219,10 +332,10 @@ def _program(folder: Path, name: str, body: str, python: str = sys.executable) -
 
 
 def _survivors(token: str) -> list[int]:
-    """Processes whose environment carries ``token`` (for up to 3 s, as
-    SIGKILLed processes take a moment to be reaped)."""
+    """Processes whose environment carries ``token`` (for up to 30 s, as
+    SIGKILLed processes take a moment to be reaped, longer on a busy machine)."""
     needle = f"ROGUE_TOKEN={token}".encode()
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30
     while True:
         alive = []
         for pid in os.listdir("/proc"):
@@ -279,8 +392,21 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
+    # A socket and a file outside the seat a player must not reach: the socket
+    # beside the match (not in /tmp, which the sandbox replaces), the file in /tmp.
+    unix = socket.socket(socket.AF_UNIX)
+    unix_path = Path(tempfile.mkdtemp(dir=SOCKETS)) / "agent.sock"
+    unix.bind(str(unix_path))
+    unix.listen(8)
+    os.chmod(unix_path.parent, 0o755)
+    os.chmod(unix_path, 0o777)
+    mark = Path(tempfile.mkdtemp(prefix="rogue-mark-", dir="/tmp"))
+    os.chmod(mark, 0o755)
+    home_mark = Path.home() / f".rogue-home-{token}"
+    home_mark.write_text("a file in the home of whoever runs the tests\n")
     env = dict(os.environ, ROGUE_TOKEN=token, ROGUE_PORT=str(listener.getsockname()[1]),
-               **(env_extra or {}))
+               ROGUE_SOCKET=str(unix_path), ROGUE_TMP_MARK=str(mark), ROGUE_HOME_MARK=str(home_mark),
+               REFEREE_TEST_SECRET="ROGUE_SECRET", **(env_extra or {}))
     out = tmp_path / "match"
     board = tmp_path / "board.txt"
     board.write_text((BOARDS / "cantris" / "6x3-1.txt").read_text())
@@ -291,11 +417,17 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
             "--player", _program(tmp_path, "witness", WITNESS, python),
             "--board", str(board), "--seed", "5", "--out", str(out),
             "--quiet", "--policy", "random", "--sandbox", mode, "--time-limit", "1",
+            *(f"--pass-env={name}" for name in ("ROGUE_TOKEN", "ROGUE_PORT", "ROGUE_SOCKET", "ROGUE_TMP_MARK",
+                                                    "ROGUE_HOME_MARK")),
             "--set", "hard_time=2.5", "--set", "cpu_time=2", *rogue.options]
     try:
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
     finally:
         listener.close()
+        unix.close()
+        shutil.rmtree(unix_path.parent, ignore_errors=True)
+        shutil.rmtree(mark, ignore_errors=True)
+        home_mark.unlink(missing_ok=True)
         survivors = _survivors(token)
         _kill(survivors)
     return proc, out, survivors
@@ -305,7 +437,9 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
 @pytest.mark.parametrize("name", sorted(ROGUES))
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
-    if rogue.ordinary_user and os.geteuid() == 0:
+    if mode not in rogue.modes:
+        pytest.skip("an attack on the machine itself: tried inside the sandbox only")
+    if rogue.ordinary_user and os.geteuid() == 0 and mode == "none":
         pytest.skip("root may reach any process (CAP_SYS_PTRACE): test_nonroot plays it as nobody")
     check_rogue(rogue, mode, *run_rogue(tmp_path, name, mode, rogue))
 
@@ -360,7 +494,7 @@ def test_killing_the_referee_leaves_nothing_and_verify_says_unfinished(tmp_path,
     env = dict(os.environ, ROGUE_TOKEN=token)
     argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris", "--player", slow,
             "--player", slow, "--board", str(BOARDS / "cantris" / "10x5-1.txt"), "--seed", "2",
-            "--out", str(out), "--quiet", "--sandbox", mode]
+            "--out", str(out), "--quiet", "--sandbox", mode, "--pass-env", "ROGUE_TOKEN"]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -380,3 +514,64 @@ def test_killing_the_referee_leaves_nothing_and_verify_says_unfinished(tmp_path,
     checked = referee("replay", out, "--verify")
     assert checked.returncode == 1
     assert f"UNFINISHED: unfinished after step {steps}" in checked.stderr
+
+
+PERSISTENT_ROGUE = PRELUDE.replace("STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])", "") + '''
+for line in sys.stdin:
+    if not line.startswith("step"):
+        continue
+    MOVE = move()
+    decide()
+    print("done", flush=True)
+    ATTACK
+'''
+
+
+def _persistent_match(tmp_path: Path, mode: str, attack: str, *options: str):
+    """A persistent rogue (``attack`` runs after each ``done``) against the
+    witness: (the referee's process, the match folder, survivors)."""
+    token = uuid.uuid4().hex
+    rogue = _program(tmp_path, "rogue", PERSISTENT_ROGUE.replace("ATTACK", textwrap.indent(attack, "    ").strip()))
+    out = tmp_path / "match"
+    argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris",
+            "--player", f"persistent:{rogue}", "--player", _program(tmp_path, "witness", WITNESS),
+            "--board", str(BOARDS / "cantris" / "6x3-1.txt"), "--seed", "5", "--out", str(out),
+            "--quiet", "--policy", "random", "--sandbox", mode, "--pass-env", "ROGUE_TOKEN", *options]
+    try:
+        proc = subprocess.run(argv, env=dict(os.environ, ROGUE_TOKEN=token), capture_output=True,
+                              text=True, timeout=240)
+    finally:
+        survivors = _survivors(token)
+        _kill(survivors)
+    return proc, out, survivors
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cpu_hogs_forked_after_done_do_not_run_in_the_opponents_step(tmp_path, mode):
+    """96 CPU hogs, each in its own session, forked right after ``done``: the
+    player is frozen and the hogs killed before the opponent's step starts,
+    so the opponent (a Python start-up, ~50 ms of CPU) is never starved into
+    a TIMEOUT (it was, 12 matches in 12, with the hogs left running)."""
+    hogs = ("for _ in range(96):\n"
+            "    if os.fork() == 0:\n"
+            "        os.setsid()\n"
+            "        while True: pass")
+    proc, out, survivors = _persistent_match(tmp_path, mode, hogs, "--time-limit", "2",
+                                             "--set", "hard_time=3")
+    assert not survivors and proc.returncode == 0, proc.stderr
+    records = read_log(out)
+    assert check_witness(out) >= 2
+    assert {r["verdict"] for r in records if r["player"] == 2} <= {"OK", "LATE"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_stderr_written_between_steps_counts_against_the_cap(tmp_path, mode):
+    """What a persistent player writes after ``done`` is cut with its next
+    step's output (output_kb), not kept whole (16 MiB got through)."""
+    flood = "sys.stderr.write('e' * (1 << 20)); sys.stderr.flush()"
+    proc, out, survivors = _persistent_match(tmp_path, mode, flood, "--set", "output_kb=64")
+    assert not survivors and proc.returncode == 0, proc.stderr
+    steps = len([r for r in read_log(out) if r["player"] == 1])
+    assert steps >= 2
+    size = (out / "players" / "p1" / "stderr.txt").stat().st_size
+    assert size <= (steps + 1) * (64 * 1024 + 200), size

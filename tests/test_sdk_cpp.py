@@ -267,6 +267,13 @@ def test_accessor_errors(binaries, path, message):
     assert out == f"error: json: {message}"
 
 
+# What the SDK says of a missing input file: a player run by hand, without the
+# files the referee writes, is told how to run one step again.
+MISSING = ("no such file here. The referee writes Board.txt, state.json and step_logs/ into the "
+           "player's folder before each step; to run one step of a match again by hand, use: "
+           'referee rerun MATCH_DIR --step K [--player "./a.out"]')
+
+
 def test_read_state(binaries, tmp_path):
     (tmp_path / "state.json").write_text('{"game": "cantris", "you": 1}')
     assert run_probe(binaries, "state", cwd=tmp_path) == (0, '1 {"game":"cantris","you":1}')
@@ -274,7 +281,7 @@ def test_read_state(binaries, tmp_path):
 
 def test_read_state_errors_name_the_file(binaries, tmp_path):
     code, out = run_probe(binaries, "state", cwd=tmp_path)
-    assert (code, out) == (3, "error: state.json: cannot open (No such file or directory)")
+    assert (code, out) == (3, f"error: state.json: {MISSING}")
     (tmp_path / "state.json").write_text('{"you": }')
     code, out = run_probe(binaries, "state", cwd=tmp_path)
     assert (code, out) == (3, "JsonError@8: state.json: offset 8: unexpected character '}', expected a value")
@@ -309,7 +316,7 @@ def test_int_out_of_range_is_reported(binaries, tmp_path):
 
 def test_missing_board_names_the_file(binaries, tmp_path):
     assert run_probe(binaries, "board", cwd=tmp_path) == (
-        3, "error: Board.txt: cannot open (No such file or directory)")
+        3, f"error: Board.txt: {MISSING}")
 
 
 def test_read_ckbd_reads_the_numbered_snapshot(binaries, tmp_path):
@@ -319,7 +326,7 @@ def test_read_ckbd_reads_the_numbered_snapshot(binaries, tmp_path):
     assert run_probe(binaries, "ckbd", "12", cwd=tmp_path) == (0, "[0][5]\n[3][4]\n")
     assert run_probe(binaries, "ckbd-ints", "12", cwd=tmp_path) == (0, "0 5\n3 4\n")
     assert run_probe(binaries, "ckbd", "3", cwd=tmp_path) == (
-        3, "error: step_logs/step_3.txt: cannot open (No such file or directory)")
+        3, f"error: step_logs/step_3.txt: {MISSING}")
 
 
 def test_read_ckbd_ints_locates_bad_tokens_in_the_snapshot(binaries, tmp_path):
@@ -410,7 +417,7 @@ def test_template_reads_the_snapshot_before_its_step_and_skips_empty_cells(binar
 def test_template_reports_a_missing_snapshot_and_exits_1(binaries, tmp_path):
     result = run_player(binaries, tmp_path, "1", "1")
     assert result.returncode == 1
-    assert result.stderr == "error: step_logs/step_0.txt: cannot open (No such file or directory)\n"
+    assert result.stderr == f"error: step_logs/step_0.txt: {MISSING}\n"
     assert not (tmp_path / "decision.txt").exists()
 
 

@@ -1,8 +1,9 @@
 """Time controls: a match bank per seat with a Fischer increment, a first-step
 allowance and a grace margin that is charged and logged, never forgiven
 silently.  Timing on a shared machine varies, so the end-to-end tests check
-the bookkeeping (each step's bank follows from the logged wall times) rather
-than which step runs out."""
+the bookkeeping (each step's bank follows from the logged wall times), and a
+bank runs out where the player never answers, not where sleeps happen to add
+up: a busy machine must not change which step times out."""
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from referee.core.runner import Limits
 SLEEPER = """
 import json, sys, time
 state = json.load(open("state.json"))
-print("time_left", state["time_left"])
-time.sleep({sleep})
+print("time_left", state["time_left"], flush=True)
+time.sleep({sleep} if state["step"] < {hang_at} else 1000)
 board = [line.split() for line in open("Board.txt")]
 for r in range(len(board) - 1, -1, -1):
     for c, v in enumerate(board[r]):
@@ -51,16 +52,19 @@ def test_the_hard_limit_still_caps_a_big_bank():
 
 
 def test_a_seat_that_spends_its_bank_times_out_and_the_log_adds_up(tmp_path, make_player):
-    slow = make_player("slow", SLEEPER.format(sleep=0.4))
+    # Its first two steps spend some of the 6 s bank (0.2 s each, more on a
+    # busy machine), its third never ends: the bank, not luck, stops it there.
+    # (The opponent has a bank too: 6 s leave its two quick steps seconds.)
+    slow = make_player("slow", SLEEPER.format(sleep=0.2, hang_at=5))
     out = tmp_path / "m"
     result = play_match("cantris", out, slow, "builtin:random", seed=3,
                         board=BOARDS / "cantris" / "8x4-1.txt",
-                        extra=("--set", "time_bank=1.0", "--set", "grace=0.05"))
+                        extra=("--set", "time_bank=6.0", "--set", "grace=0.05"))
     mine = [r for r in read_log(out) if r["player"] == 1]
+    assert [r["step"] for r in mine] == [1, 3, 5], [r.get("message") for r in mine]
     assert mine[-1]["verdict"] == "TIMEOUT" and "time bank ran out" in mine[-1]["message"]
     assert result["winner"] == 2 and "forfeited (TIMEOUT)" in result["reason"]
-    assert len(mine) <= 3  # 1 s of bank, 0.4 s of sleep a step
-    bank = 1.0
+    bank = 6.0
     for record in mine:
         told = float(record["stdout"].split()[1])
         assert told == pytest.approx(bank, abs=0.002)  # state.json said what was left
@@ -68,11 +72,12 @@ def test_a_seat_that_spends_its_bank_times_out_and_the_log_adds_up(tmp_path, mak
             bank = max(0.0, bank - record["wall_ms"] / 1000)
             assert record["bank_ms"] == pytest.approx(bank * 1000, abs=0.2)
     assert mine[-1]["bank_ms"] == 0.0
+    assert mine[-1]["wall_ms"] >= bank * 1000  # it had the whole bank left before it was stopped
     assert referee("replay", out, "--verify").returncode == 0
 
 
 def test_an_increment_keeps_a_steady_player_going(tmp_path, make_player):
-    steady = make_player("steady", SLEEPER.format(sleep=0.05))
+    steady = make_player("steady", SLEEPER.format(sleep=0.05, hang_at=1000))
     out = tmp_path / "m"
     play_match("cantris", out, steady, "builtin:random", seed=3,
                board=BOARDS / "cantris" / "6x3-1.txt",
@@ -105,7 +110,7 @@ def test_verify_recomputes_the_bank_from_the_wall_times(tmp_path, make_player):
     import shutil
 
     out = tmp_path / "m"
-    play_match("cantris", out, make_player("s", SLEEPER.format(sleep=0.01)), "builtin:random",
+    play_match("cantris", out, make_player("s", SLEEPER.format(sleep=0.01, hang_at=1000)), "builtin:random",
                seed=3, board=BOARDS / "cantris" / "6x3-1.txt", extra=("--set", "time_bank=30"))
     assert referee("replay", out, "--verify").returncode == 0
     copy = tmp_path / "copy"

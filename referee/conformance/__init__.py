@@ -378,7 +378,19 @@ def views_of(game: Game, state: GameState, viewer: int) -> tuple[str, str, str]:
             canonical_json(game.view_json(state, viewer)))
 
 
+RESERVED = ("game", "step", "step_kind", "you", "seed", "players", "scores", "limits", "history")
+"""Keys the referee writes into every state.json itself: a game's own value
+under one of them would never reach the player (referee/core/views.py)."""
+
+
 def check_views(game: Game, runs: list[Playout]) -> list[str]:
+    if runs:
+        state = runs[0].states[0]
+        clash = sorted(set(game.view_json(state, 1)) & set(RESERVED))
+        if clash:
+            return [f"view_json: key(s) {', '.join(clash)} are written by the referee into every "
+                    f"state.json, so the game's values never reach the player; rename them "
+                    f"{runs[0].where(0)}"]
     for n, run in enumerate(runs):
         rng = random.Random(f"resample:{run.seed}")
         for k in sampled(run, n, states=15):

@@ -18,7 +18,7 @@ from typing import Any, Hashable, Mapping
 from referee import __version__
 from .registry import get_game
 
-from . import files, sandbox as sandbox_mod, seats, settings as settings_mod, trees, views
+from . import cgroups, files, sandbox as sandbox_mod, seats, settings as settings_mod, trees, views
 from .errors import InputError
 from .game import Game, GameState, Outcome, Setup
 from .clock import SeatClock
@@ -72,6 +72,7 @@ class MatchSpec:
     sandbox: str = "auto"  # auto | bwrap | none
     hidden: list[str] = field(default_factory=list)  # more folders players must not see
     key: str | None = None  # the secret of its chances (see rng.match_key); None: from the seed, or random
+    pass_env: list[str] = field(default_factory=list)  # the referee's variables players get too
     browser: bool = True  # human:web opens a browser (False: --no-browser, the URL is printed)
 
 
@@ -225,6 +226,7 @@ class Match:
             "settings": dict(p.setup.settings),
             "limits": p.limits.to_json(),
             "limits_not_enforced": unsupported_limits(p.limits),
+            "limits_enforced": cgroups.enforcement(p.sandbox.on, seats.available()),
             "sandbox": p.sandbox.kind,
             "initial_hash": state_hash(self.game, initial),
             "referee": __version__,
@@ -270,7 +272,7 @@ class Match:
             if first is not None and pid != first and not state.is_terminal():
                 seat.reserve_snapshot(1)  # see _after
             if isinstance(agent, ProcessAgent):
-                agent.attach(self.seats[pid], p.sandbox, hidden)
+                agent.attach(self.seats[pid], p.sandbox, hidden, p.spec.pass_env)
         start_seats([(agent, self.clocks[pid].step_limits()) for pid, agent in enumerate(p.agents, start=1)
                      if isinstance(agent, ProcessAgent)])
         for pid, agent in enumerate(p.agents, start=1):

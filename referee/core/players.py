@@ -17,7 +17,7 @@ from .errors import InputError
 from .game import DecisionError, Game, GameState
 from . import seats
 from .runner import Limits, RunResult, run_process
-from .sandbox import Sandbox
+from .sandbox import Sandbox, player_environment
 from .seatfiles import SeatFolder
 from .seats import SeatHost
 
@@ -77,19 +77,23 @@ class ProcessAgent:
         self.persistent = persistent  # kept alive between steps (needs a seat host)
         self.seat: SeatFolder | None = None
         self.host: SeatHost | None = None
-        # The referee's environment, read once: decoding os.environ anew cost
-        # a fifth of a step's own work.
-        self.environ = dict(os.environ)
+        # The player's environment (sandbox.player_environment), made once at
+        # attach: decoding os.environ anew cost a fifth of a step's own work.
+        self.environ: dict[str, str] = {}
         # Called once the step is handed over (the request sent to the seat
         # host): work of the referee's that can overlap the player's run.
         self.meanwhile: Callable[[], None] | None = None
 
-    def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path]) -> None:
+    def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path],
+               pass_env: Sequence[str] = ()) -> None:
         """Give the agent its seat (called by the match before its first step;
-        :func:`start_seats` then starts its host)."""
+        :func:`start_seats` then starts its host) and its clean environment
+        (``pass_env``: the referee's variables a config lets through)."""
         self.seat = seat
+        sandboxed = sandbox.on and seats.available()
+        self.environ = player_environment(os.environ, seat.path.absolute(), sandboxed, pass_env)
         if seats.available():
-            self.host = SeatHost(seat.path, sandbox, hidden)
+            self.host = SeatHost(seat.path, sandbox, hidden, self.environ)
 
     def _env(self, player: int, step: int | None) -> dict[str, str]:
         env = dict(self.environ)
@@ -100,6 +104,8 @@ class ProcessAgent:
         return env
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
+        if not self.environ:  # not attached to a seat (rerun): no sandbox, no pass_env
+            self.environ = player_environment(os.environ, workdir.absolute(), False)
         env = self._env(player, step)  # the SDKs' run() loops when REFEREE_PERSISTENT says 1
         out, err = workdir / "stdout.txt", workdir / "stderr.txt"
         if self.host is not None and self.persistent:
@@ -132,6 +138,8 @@ def start_seats(agents: Sequence[tuple[ProcessAgent, Limits]]) -> None:
     match, nor one after the other.  A failure shows (and is retried) at the
     seat's first step."""
     hosted = [(agent, limits) for agent, limits in agents if agent.host is not None]
+    for agent, limits in hosted:
+        agent.host.expect(limits)
     seats.start_hosts([(agent.host, agent.argv) for agent, _ in hosted])
     asks = []
     for agent, limits in hosted:

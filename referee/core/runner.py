@@ -52,6 +52,7 @@ class Limits:
     file_size_mb: float | None = 64
     open_files: int | None = 256
     output_kb: int = 64  # stdout/stderr kept per step
+    processes: int | None = 256  # a seat's processes at once (its seat host aside): cgroup pids
     disk_mb: float | None = 256  # a seat's whole folder (and its sandbox's /tmp, /dev/shm): DISK_LIMIT
     time_bank: float | None = None  # a match bank per seat (see clock.py); None: off
     increment: float = 0.0  # added to the bank after each step (Fischer)
@@ -66,7 +67,8 @@ class Limits:
         return {"soft_time": self.soft_time, "hard_time": self.hard_time,
                 "cpu_time": self.effective_cpu, "memory_mb": self.memory_mb,
                 "file_size_mb": self.file_size_mb, "open_files": self.open_files,
-                "output_kb": self.output_kb, "disk_mb": self.disk_mb, "time_bank": self.time_bank,
+                "output_kb": self.output_kb, "disk_mb": self.disk_mb, "processes": self.processes,
+                "time_bank": self.time_bank,
                 "increment": self.increment, "first_step_extra": self.first_step_extra,
                 "grace": self.grace}
 
@@ -102,6 +104,7 @@ class RunResult:
     orphans_killed: int = 0
     notes: list[str] = field(default_factory=list)
     started_s: float | None = None  # a persistent player started before the match: its start-up
+    memory_exceeded: bool = False  # the seat's processes together went over memory_mb (cgroup)
 
     @property
     def failed(self) -> bool:

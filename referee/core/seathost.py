@@ -60,6 +60,7 @@ PRCTL = _prctl()
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def encode(message: dict) -> str:
@@ -177,6 +178,7 @@ def _open_output(path: str) -> int:
 
 
 _OUTPUTS: dict[str, int] = {}  # path: fd, the output files kept open between steps
+_ENDS: dict[int, int] = {}  # fd: its size when the last step's output was capped
 
 
 def _outputs(req: dict) -> tuple[int, int, int, int]:
@@ -195,15 +197,19 @@ def _output(path: str) -> tuple[int, int]:
         try:
             now, held = os.stat(path, follow_symlinks=False), os.fstat(fd)
             if os.path.samestat(now, held) and stat.S_ISREG(now.st_mode):
-                return fd, held.st_size
+                # What a persistent player wrote since its last step's end
+                # counts against this step's cap: output is never free.
+                return fd, min(held.st_size, _ENDS.get(fd, held.st_size))
         except OSError:
             pass
         del _OUTPUTS[path]
+        _ENDS.pop(fd, None)
         os.close(fd)
     if len(_OUTPUTS) >= 4:  # a seat has two; never let a stream of paths pile up fds
         for held_fd in _OUTPUTS.values():
             os.close(held_fd)
         _OUTPUTS.clear()
+        _ENDS.clear()
     fd = _OUTPUTS[path] = _open_output(path)
     return fd, _size(fd)
 
@@ -379,10 +385,19 @@ def _exit_status(reply: dict, status: int) -> None:
     reply["exit"], reply["signal"] = (code, None) if code >= 0 else (None, -code)
 
 
+def _children_cpu() -> float:
+    """CPU seconds of every process this host has reaped so far, with all
+    they had reaped: the player, and every descendant of it, as the host is
+    pid 1 of the sandbox (or a subreaper) and reaps the orphans."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
     reply = _blank_reply()
     out, err, out_start, err_start = _outputs(req)
     start = time.monotonic()
+    before = _children_cpu()
     if _inherit_limits(req.get("rlimits") or {}):
         pid, failure = _spawned(req, out, err)
         if pid is not None and not pid1 and answer is not None:
@@ -402,6 +417,8 @@ def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
     if not failure and status is not None:
         _exit_status(reply, status)
     reply["killed"] = sweep(pid1, pid)
+    # Every descendant's CPU is the seat's: helpers it forked, killed or not.
+    reply["cpu"] = max(reply["cpu"], _children_cpu() - before)
     return _finish(reply, out, err, out_start, err_start, req, start)
 
 
@@ -540,7 +557,7 @@ class Persistent:
         ones too: its process CPU clock (one call, in ns).  Else, from /proc:
         its threads' schedstat (live threads only) or clock ticks."""
         try:
-            return time.clock_gettime(_process_cpu_clock(self.pid))
+            return time.clock_gettime(_process_cpu_clock(self.pid)) + self.children_cpu()
         except (OSError, OverflowError):
             pass
         try:
@@ -558,6 +575,15 @@ class Persistent:
         except (OSError, ValueError, IndexError):
             return self.cpu_mark
 
+    def children_cpu(self) -> float:
+        """CPU seconds of the children it has reaped (/proc's cutime and
+        cstime): a helper it runs each step is charged to it."""
+        try:
+            fields = _proc(f"/proc/{self.pid}/stat").rsplit(b")", 1)[1].split()
+            return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
     def peak_kb(self) -> int:
         try:
             for line in _proc(f"/proc/{self.pid}/status").splitlines():
@@ -569,27 +595,28 @@ class Persistent:
 
     def drain(self, out: int) -> bool:
         """Move whatever the player printed to its output file; True once a
-        line ``done`` came (what follows it stays for the next step)."""
-        while True:
+        line ``done`` came (what follows it stays for the next step).  Linear
+        in what came, however it is cut into lines (a flood of short lines
+        must not cost the host its deadline), and at most DRAIN_BYTES a call."""
+        chunks = [self.pending]
+        got = 0
+        while got < DRAIN_BYTES:
             try:
-                chunk = os.read(self.from_player, 65536)
-            except BlockingIOError:
-                break
-            except OSError:
+                chunk = os.read(self.from_player, 1 << 16)
+            except OSError:  # BlockingIOError: nothing more for now
                 break
             if not chunk:
                 break
-            self.pending += chunk
-        done = False
-        while b"\n" in self.pending and not done:
-            line, self.pending = self.pending.split(b"\n", 1)
-            if line.strip() == b"done":
-                done = True
-            else:
-                try:
-                    os.write(out, line + b"\n")
-                except OSError:
-                    pass
+            chunks.append(chunk)
+            got += len(chunk)
+        data = b"".join(chunks) if len(chunks) > 1 else self.pending
+        done, upto, rest = _done_line(data)
+        if upto:
+            try:
+                os.write(out, data[:upto])
+            except OSError:
+                pass
+        self.pending = data[rest:]
         if len(self.pending) > 65536:  # a flood without newlines is output too
             try:
                 os.write(out, self.pending)
@@ -597,6 +624,52 @@ class Persistent:
                 pass
             self.pending = b""
         return done
+
+    def freeze(self) -> None:
+        """Stop it until its next step (SIGSTOP): nothing of a seat runs
+        between its steps, so it cannot compute, print or fork meanwhile."""
+        try:
+            os.kill(self.pid, signal.SIGSTOP)
+        except (OSError, TypeError):
+            pass
+        # SIGSTOP takes effect before the next time the process runs; wait
+        # until it shows stopped, so that the sweep after it races nothing.
+        for _ in range(1000):
+            try:
+                if _state(f"/proc/{self.pid}/stat") in (b"T", b"t", b"Z", b"X"):
+                    return
+            except (OSError, IndexError):
+                return
+            time.sleep(0.0001)
+
+    def thaw(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGCONT)
+        except (OSError, TypeError):
+            pass
+
+
+DRAIN_BYTES = 1 << 20
+
+
+def _done_line(data: bytes) -> tuple[bool, int, int]:
+    """In what a persistent player printed: (whether a line ``done`` is
+    there; how much before it is output; where what follows it starts).
+    Without one, the output is every whole line."""
+    at = 0
+    while True:
+        found = data.find(b"done", at)
+        if found < 0:
+            break
+        start = data.rfind(b"\n", 0, found) + 1
+        end = data.find(b"\n", found)
+        if end < 0:  # an unfinished line: it may still become ``done``
+            return False, start, start
+        if data[start:end].strip() == b"done":
+            return True, start, end + 1
+        at = end + 1
+    last = data.rfind(b"\n") + 1
+    return False, last, last
 
 
 def _process_cpu_clock(pid: int) -> int:
@@ -608,7 +681,23 @@ def _process_cpu_clock(pid: int) -> int:
 PERSISTENT = Persistent()
 
 
+CPU_POLL_S = 0.1  # how often a step with a CPU budget looks at a persistent player's CPU
+
+
 def run_persistent(req: dict, pid1: bool, control: int) -> dict:
+    before, mark = _children_cpu(), PERSISTENT.cpu_mark
+    reply = _persistent_step(req, pid1, control)
+    # The CPU of the processes it started and the host reaped is its too;
+    # once the player itself is reaped, that count holds its whole life.
+    reaped = _children_cpu() - before
+    if reply["exit"] == 0 and PERSISTENT.pid is not None:
+        reply["cpu"] += reaped
+    else:
+        reply["cpu"] = max(reply["cpu"], reaped - mark)
+    return reply
+
+
+def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
     reply = _blank_reply(restarted=False)
     player = PERSISTENT
     out, err, out_start, err_start = _outputs(req)
@@ -626,6 +715,7 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
             reply["start_error"] = problem
             return _finish(reply, out, err, out_start, err_start, req, start)
     reply["restarted"], player.fresh = player.fresh, False
+    player.thaw()
     player.drain(out)  # whatever came after an earlier ``done`` is output, not an answer
     budget = player.budget(req)
     deadline = start + float(req["hard"])
@@ -644,7 +734,12 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
             if wpid == pid:
                 status, usage = wstatus, wusage
                 break
-            if not _until(poller, deadline, control, pid1, pid):
+            if budget and player.cpu() - player.cpu_mark > budget + 1:
+                break  # it outlived its SIGXCPU: killed below
+            # With a CPU budget, wake now and then to look at its CPU: a
+            # player that ignores SIGXCPU would otherwise burn to the wall limit.
+            wake = min(deadline, time.monotonic() + CPU_POLL_S) if budget else deadline
+            if not _until(poller, wake, control, pid1, pid) and wake >= deadline:
                 reply["timed_out"] = True
                 break
     finally:
@@ -659,6 +754,7 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
         reply["cpu"], player.cpu_mark = max(0.0, now - player.cpu_mark), now
         reply["peak_kb"] = player.peak_kb()
         reply["exit"] = 0
+        player.freeze()  # first, so that it starts nothing while the rest is swept
         reply["killed"] = sweep_except(pid1, pid)
     else:
         if status is None:
@@ -706,6 +802,9 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
                 os._exit(0)
     finally:
         os.close(pidfd)
+    if player.alive():
+        player.freeze()  # until its first step, as between steps
+        sweep_except(pid1, player.pid)
     return {"start_error": None, "ready": ready, "wall": time.monotonic() - start}
 
 
@@ -724,6 +823,7 @@ def _finish(reply: dict, out: int, err: int, out_start: int, err_start: int, req
     keep = int(req.get("output_kb", 64))
     reply["stdout_tail"] = _cap_and_tail(out, out_start, keep)
     reply["stderr_tail"] = _cap_and_tail(err, err_start, keep)
+    _ENDS[out], _ENDS[err] = _size(out), _size(err)
     return reply  # out and err stay open for the next step (_output)
 
 

@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from . import sandbox as sandbox_mod
-from .runner import LINUX, Limits, RunResult, rlimit_values, usable_cores
+from . import cgroups, sandbox as sandbox_mod
+from .runner import LINUX, Limits, RunResult, _children, rlimit_values, usable_cores
 
 HOST_SCRIPT = Path(__file__).with_name("seathost.py")
 # Imported, not run as a script: its compiled form is then read from
@@ -56,10 +56,16 @@ def _compile_host() -> None:
 
 class SeatHost:
     def __init__(self, seat_dir: Path, sandbox: sandbox_mod.Sandbox,
-                 hidden: Sequence[Path] = ()) -> None:
+                 hidden: Sequence[Path] = (), environ: Mapping[str, str] | None = None) -> None:
         self.seat_dir = Path(seat_dir).absolute()  # the host does not share our cwd
         self.sandbox = sandbox
         self.hidden = list(hidden)
+        # The host's own environment: its player's (sandbox.player_environment),
+        # never the referee's whole one.
+        self.environ = dict(environ) if environ is not None else \
+            sandbox_mod.player_environment(os.environ, self.seat_dir, sandbox.on)
+        self.limits = Limits()  # those it was started with (see expect): the sandbox's and group's sizes
+        self.group: cgroups.SeatGroup | None = None  # the seat's control group, where there are some
         self.proc: subprocess.Popen | None = None
         self.starts = 0
         self.log = self.seat_dir.parent / f".host-{self.seat_dir.name}.log"
@@ -86,13 +92,20 @@ class SeatHost:
         host = [sys.executable, "-S", "-I", "-c", HOST_CODE]
         if self.sandbox.on:
             argv = sandbox_mod.wrap(self.sandbox, [*host, "--pid1"], self.seat_dir, self.hidden,
-                                    player_argv)
+                                    player_argv, sandbox_mod.tmp_bytes(self.limits.disk_mb))
         else:
             argv = host
+        self._drop_group()
+        self.group = cgroups.SeatGroup.create(self.limits.memory_mb, self.limits.processes,
+                                              self.sandbox.on)
+        if self.group is None and not self.sandbox.on:
+            _adopt_orphans()
         with open(self.log, "ab") as err:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=err, close_fds=True, start_new_session=True,
-                                         bufsize=0)
+                                         bufsize=0, env=self.environ,
+                                         preexec_fn=self.group.join if self.group else None)
+        _HOSTS.add(self.proc.pid)
         self.starts += 1
         self.sent_env = None  # a new host is told the whole environment
 
@@ -112,6 +125,21 @@ class SeatHost:
             with contextlib.suppress(OSError):
                 pipe.close()
 
+    def expect(self, limits: Limits) -> None:
+        """Take the limits a host is started with (its sandbox's /tmp and
+        /dev/shm, its control group's memory and process count)."""
+        self.limits = limits
+
+    def _drop_group(self) -> None:
+        """Kill whatever is left of the seat and remove its group; without
+        one (and without a sandbox, whose kernel namespace does it), sweep
+        the processes of the seat that outlived their host."""
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+        elif not self.sandbox.on:
+            sweep_orphans()
+
     # ----- one step
     def run(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
             stdout_path: Path, stderr_path: Path, persistent_step: int | None = None,
@@ -128,6 +156,7 @@ class SeatHost:
             if self.proc is not None:
                 self._kill(self.proc)
                 self.proc = None
+            self.expect(limits)
             problem = self.start(argv)
             if problem:
                 return RunResult(start_error=problem)
@@ -137,6 +166,8 @@ class SeatHost:
         if persistent_step is not None:
             request.update(persistent=True, step=persistent_step)
         started_s, self.started_s = self.started_s, None
+        group = self.group
+        before = group.read() if group is not None else None
         started = time.monotonic()
         try:
             reply = self._ask(message(request), started + limits.hard_time + GRACE_S,
@@ -145,11 +176,13 @@ class SeatHost:
             self._abandon()
             raise
         wall = time.monotonic() - started
+        after = group.read() if group is not None else None
         if reply is None or "host_error" in reply:
             self._abandon()
             note = "the seat host stopped answering" if reply is None else f"seat host error: {reply['host_error']}"
             result = RunResult(signal=signal.SIGKILL, wall_s=wall, notes=[note])
             result.timed_out = wall > limits.hard_time
+            _whole_seat(result, before, after, limits)
             return result
         self._forget_player()
         result = RunResult(exit_code=reply["exit"], signal=reply["signal"], wall_s=wall,
@@ -162,6 +195,7 @@ class SeatHost:
         # The referee's clock decides: past the hard limit is a TIMEOUT, whatever
         # the player did to the clocks meanwhile.
         result.timed_out = bool(reply["timed_out"]) or wall > limits.hard_time
+        _whole_seat(result, before, after, limits)
         return result
 
     def prestart_request(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
@@ -177,8 +211,12 @@ class SeatHost:
 
     @staticmethod
     def _fixed(limits: Limits) -> dict[str, int]:
-        """The limits a host takes on itself for its players (all but CPU)."""
-        return {name: value for name, value in rlimit_values(limits).items() if name != "cpu"}
+        """The limits a host takes on itself for its players (all but CPU),
+        and those its sandbox is made with."""
+        fixed = {name: value for name, value in rlimit_values(limits).items() if name != "cpu"}
+        fixed["disk"] = sandbox_mod.tmp_bytes(limits.disk_mb)
+        fixed["memory"], fixed["processes"] = limits.memory_mb or 0, limits.processes or 0
+        return fixed
 
     def _request(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
                  stdout_path: Path, stderr_path: Path) -> dict:
@@ -231,11 +269,14 @@ class SeatHost:
             self._watch_player(reply["started"])
 
     def _abandon(self) -> None:
-        """Kill the host and the step's player (a new host starts next step)."""
+        """Kill the host and the step's player, and every other process of
+        the seat (a new host starts next step)."""
         assert self.proc is not None
         self._kill(self.proc)
+        _HOSTS.discard(self.proc.pid)
         self.proc = None
         self._kill_player()
+        self._drop_group()
 
     # ----- the step's player, should its host die first
     def _watch_player(self, pid: object) -> None:
@@ -291,6 +332,7 @@ def close_hosts(hosts: Sequence[SeatHost]) -> None:
     procs = [host.proc for host in hosts if host.proc is not None]
     for host in hosts:
         host.proc = None
+    _HOSTS.difference_update(proc.pid for proc in procs)
     for proc in procs:
         with contextlib.suppress(OSError):
             proc.stdin.close()
@@ -306,6 +348,8 @@ def close_hosts(hosts: Sequence[SeatHost]) -> None:
             SeatHost._kill(proc)
         with contextlib.suppress(OSError):
             proc.stdout.close()
+    for host in hosts:
+        host._drop_group()
 
 
 def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:
@@ -362,6 +406,59 @@ def _exchange(asks: Sequence[tuple[SeatHost, bytes, float]], at_once: int
             reply = _reply(came.split(b"\n", 1)[0]) if chunk else None
             results[index] = (reply, time.monotonic() - sent)
     return results
+
+
+def _whole_seat(result: RunResult, before: "cgroups.Reading | None",
+                after: "cgroups.Reading | None", limits: Limits) -> None:
+    """What the seat's group counted over the step: the CPU of all its
+    processes, a kill for memory, forks refused."""
+    if before is None or after is None:
+        return
+    result.cpu_s = max(result.cpu_s, after.cpu_s - before.cpu_s)
+    result.memory_exceeded = after.oom_kills > before.oom_kills
+    refused = after.forks_refused - before.forks_refused
+    if refused > 0:
+        result.notes.append(f"{refused} process(es) refused: the seat's limit is {limits.processes}")
+
+
+# ----- without a sandbox or control group: the referee sweeps what its hosts left
+_HOSTS: set[int] = set()  # the pids of live seat hosts (children of ours that are not strays)
+_ADOPTING: list[set[int]] = []  # once a subreaper: our children from before, not strays either
+
+
+def _adopt_orphans() -> None:
+    """Make the referee a child subreaper (once): a seat host that dies (a
+    player may kill it) leaves its processes to us, not to init, and
+    :func:`sweep_orphans` ends them."""
+    if _ADOPTING:
+        return
+    _ADOPTING.append(_children())
+    with contextlib.suppress(OSError, AttributeError, ImportError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def sweep_orphans() -> int:
+    """Kill every child of the referee that is neither a live seat host nor
+    older than the hosts (re-parented processes of a seat, and all they
+    start), until none is left; how many."""
+    if not _ADOPTING:
+        return 0
+    killed = 0
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        strays = _children() - _HOSTS - _ADOPTING[0]
+        if not strays:
+            break
+        for pid in strays:
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(OSError):
+                    kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
+            killed += 1
+    return killed
 
 
 def message(request: dict) -> bytes:

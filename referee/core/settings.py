@@ -16,7 +16,7 @@ from .runner import Limits
 
 LIMIT_KEYS = {f.name: f.type for f in dataclasses.fields(Limits)}
 ZERO_ALLOWED = ("increment", "first_step_extra", "grace")
-INTEGER_LIMITS = ("open_files", "output_kb")
+INTEGER_LIMITS = ("open_files", "output_kb", "processes")
 MAX_LIMIT = 1_000_000
 """The largest value any limit takes (seconds, MiB, KiB, files): a week and
 a half, a terabyte; beyond it a value is a typo, and would overflow the
@@ -57,6 +57,24 @@ def seed_value(value: Any, source: str | None = None, name: str = "seed") -> int
     except NumberError as exc:
         raise InputError(f"{name}: expected an integer of 0 or more, got {_shown(value)}"
                          + (f" ({exc.hint})" if exc.hint else ""), source) from None
+
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def env_names(value: Any, source: str | None = None, line: int | None = None) -> list[str]:
+    """``pass_env``: the names of the referee's environment variables that
+    players get too (a list; a name is letters, digits and ``_``)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"pass_env: expected a list of variable names, got {_shown(value)}", source, line)
+    for name in value:
+        if not ENV_NAME.fullmatch(name):
+            raise InputError(f"pass_env: {_shown(name)} is not an environment variable name", source, line)
+    return list(dict.fromkeys(value))
 
 
 def parse_assignment(text: str) -> tuple[str, str]:

@@ -7,6 +7,7 @@ on exit after saving their move; the exit status is still logged)."""
 from __future__ import annotations
 
 import enum
+import math
 import signal
 
 from .runner import Limits, RunResult
@@ -34,6 +35,10 @@ class Verdict(str, enum.Enum):
         return self.value
 
 
+CPU_SLACK_S = 0.1
+"""CPU a seat's processes may use past the limit's whole seconds (RLIMIT_CPU's
+unit) before their sum is a CPU_LIMIT: the accounting's own grain."""
+
 _MEMORY_WORDS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory",
                  "Out of memory", "OutOfMemoryError")
 
@@ -54,6 +59,14 @@ def process_fault(run: RunResult, limits: Limits) -> tuple[Verdict, str] | None:
     if run.signal is not None and (run.signal == sigxcpu or
                                    (cpu and run.signal == signal.SIGKILL and run.cpu_s >= cpu - 0.05)):
         return Verdict.CPU_LIMIT, f"used {run.cpu_s:.2f} s of CPU, limit {cpu:g} s"
+    if cpu and run.cpu_s > max(1, math.ceil(cpu)) + CPU_SLACK_S:
+        # Its processes together (helpers it forked, killed at the step's end
+        # or not) used more than a single process may before SIGXCPU.
+        return Verdict.CPU_LIMIT, (f"its processes together used {run.cpu_s:.2f} s of CPU, "
+                                   f"limit {cpu:g} s")
+    if run.memory_exceeded:
+        return Verdict.MEMORY_LIMIT, (f"its processes together went over the memory limit "
+                                      f"({limits.memory_mb:g} MiB)")
     if run.failed:
         near_limit = limits.memory_mb and run.peak_kb >= 0.9 * limits.memory_mb * 1024
         if any(w in run.stderr_tail for w in _MEMORY_WORDS) or near_limit:

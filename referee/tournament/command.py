@@ -15,10 +15,6 @@ from referee.core.preflight import check_entrants
 from referee.core.runner import usable_cores
 from referee.core.visible import visible
 
-from .config import load_config
-from .runner import Tournament
-from .standings import text_table
-
 
 @click.command("tournament")
 @click.argument("config_file", metavar="CONFIG.yaml", type=click.Path(path_type=Path, dir_okay=False))
@@ -29,6 +25,12 @@ from .standings import text_table
               help="Play the games on a Dask cluster, e.g. tcp://10.0.0.5:8786 (default jobs: its threads).")
 def tournament_command(config_file: Path, resume: bool, jobs: int | None, cluster: str | None) -> None:
     """Play a tournament described by CONFIG.yaml (see docs/tournaments.md)."""
+    # Imported here, not at the top: numpy and jinja2 (ratings, the report)
+    # would otherwise cost every `referee` command ~0.3 s of CPU at start-up.
+    from .config import load_config
+    from .runner import Tournament
+    from .standings import text_table
+
     config = load_config(config_file)
     check_entrants(config)  # every entrant's command can start, before the first game
     play = None

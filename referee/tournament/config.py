@@ -25,7 +25,7 @@ from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.rng import derived_key, derived_rng
 from referee.core.runner import Limits
-from referee.core.settings import load_yaml
+from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 
 from .formats import FORMATS, swiss_max_rounds
@@ -35,7 +35,7 @@ STATE_FILE = "tournament.json"
 SEEDINGS = ("config", "random")
 SANDBOXES = ("auto", "bwrap", "none")
 KEYS = ("game", "variant", "players", "boards", "entrants", "format", "seeding", "rounds",
-        "limits", "policy", "settings", "seed", "out", "sandbox")
+        "limits", "policy", "settings", "seed", "out", "sandbox", "pass_env")
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,7 @@ class TournamentConfig:
     """The secret its games' chances come from (each game's key is derived
     from it): random when the config gives no seed, kept in tournament.json
     for --resume; None: each game's key comes from its seed."""
+    pass_env: tuple[str, ...] = ()  # the referee's environment variables players get too
 
     @property
     def base_dir(self) -> Path:
@@ -210,6 +211,7 @@ def load_config(path: Path) -> TournamentConfig:
         settings=_settings(r, game), seed=0,
         out=base / r.get("out", str, f"{path.stem}-results"),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
+        pass_env=tuple(_pass_env(r)),
     )
     seed = r.get("seed", int, None)
     if seed is None:  # random, and secret: the one an interrupted run drew, for --resume
@@ -243,7 +245,15 @@ def match_spec(config: TournamentConfig, seats: tuple[int, ...], board: Path | N
         settings=config.settings, limits=config.limits,
         names=[config.entrants[e].name for e in seats], quiet=True, replace=True,
         base_dir=config.base_dir, sandbox=config.sandbox, hidden=[str(config.out.resolve())],
-        key=derived_key(config.key, "game", seed) if config.key else None)
+        key=derived_key(config.key, "game", seed) if config.key else None,
+        pass_env=list(config.pass_env))
+
+
+def _pass_env(r: "_Reader") -> list[str]:
+    try:
+        return env_names(r.get("pass_env", list, []))
+    except InputError as exc:
+        raise r.fail(("pass_env",), str(exc).removeprefix("pass_env: ")) from None
 
 
 def _entrants(r: _Reader, game: Game, base: Path) -> list[Entrant]:

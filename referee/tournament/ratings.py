@@ -98,6 +98,65 @@ def elo_interval(counts: Sequence[int]) -> EloEstimate:
                        elo_from_score(mean + half), n)
 
 
+def sweep_bound(pairs: int) -> float:
+    """The Elo one side is at least worth, with 95% confidence, after it
+    scored every point of ``pairs`` pairs (no finite estimate exists then).
+    Counted over pairs, as the interval is: if a pair is a clean sweep with
+    probability q, seeing ``pairs`` sweeps has probability q ** pairs, which
+    is 5% at q = 0.05 ** (1 / pairs); a side sweeping with probability q
+    scores at least q per game (every other pair lost, at worst)."""
+    if pairs < 1:
+        return -math.inf
+    return elo_from_score(0.05 ** (1.0 / pairs))
+
+
+def same_games(pairs: Sequence[Sequence["object"]]) -> bool:
+    """Whether every pair replayed the same games: each seat order ended
+    alike (steps, ranking, scores) on the same board in every pair, which is
+    what two deterministic players on one board do whatever the seeds."""
+    if len(pairs) < 2:
+        return False
+
+    def shape(pair: Sequence["object"]) -> tuple:
+        return tuple(sorted((tuple(r.seats), r.board, r.steps, tuple(map(tuple, r.ranking)),
+                             tuple(sorted((r.scores or {}).items()))) for r in pair))
+
+    first = shape(pairs[0])
+    return all(shape(p) == first for p in pairs[1:])
+
+
+def describe_elo(est: EloEstimate, identical: bool, one_board: bool, side: str) -> str:
+    """The Elo line's text, honest where the normal interval is not: a
+    series that replayed one game is said to be one game (and where to get
+    more), a zero-variance series has no interval, and a clean sweep gets a
+    lower bound instead of an infinity."""
+    more = "add boards (--boards)" if one_board else "add boards or randomness"
+    if identical:
+        return (f"not measurable: all {est.samples} pairs were the same game (deterministic players"
+                f"{' on one board' if one_board else ''}); {more} to measure a difference")
+    if not math.isfinite(est.elo):
+        bound = sweep_bound(est.samples)
+        if bound <= 0:
+            won = "scored every point" if est.elo > 0 else "lost every point"
+            return (f"no estimate: {side} {won} over {est.samples} pair(s), too few for a 95% bound "
+                    f"(5 clean pairs give one)")
+        if est.elo > 0:
+            return (f"at least {bound:+.1f} (95% lower bound: {side} scored every point over "
+                    f"{est.samples} pairs; more pairs raise it)")
+        return (f"at most {-bound:+.1f} (95% upper bound: {side} lost every point over "
+                f"{est.samples} pairs; more pairs lower it)")
+    if est.samples < 2:
+        return f"{est.elo:+.1f}, one pair only: no interval (play more games)"
+    if est.low == est.high:
+        return (f"{est.elo:+.1f}, no interval: every pair scored alike ({est.samples} pairs); "
+                f"{more} to measure the spread")
+    return f"{est.elo:+.1f}  95% interval [{_signed(est.low)}, {_signed(est.high)}]"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
 @dataclass(frozen=True)
 class SprtSpec:
     elo0: float = 0.0

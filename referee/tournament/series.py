@@ -30,7 +30,8 @@ from referee.core.runner import usable_cores
 from .config import Entrant, TournamentConfig, match_spec, saved_chance
 from .journal import GameJob, GameRecord
 from .planner import Plan
-from .ratings import SprtSpec, elo_interval, parse_sprt, pentanomial, sprt_decision, sprt_llr
+from .ratings import (SprtSpec, describe_elo, elo_interval, parse_sprt, pentanomial, same_games,
+                      sprt_decision, sprt_llr)
 from .report import games_csv
 from .runner import STATE_FILE, Summary, Tournament
 from .standings import FAULTS, Standing, compute_standings
@@ -178,6 +179,7 @@ class SeriesSummary(Summary):
     pair_counts: list[int] = field(default_factory=list)  # pentanomial counts for player 1
     uncounted: int = 0
     average_rank: dict[int, float] = field(default_factory=dict)
+    same_games: bool = False  # every pair replayed the same games (see ratings.same_games)
 
 
 class Series(Tournament):
@@ -201,6 +203,7 @@ class Series(Tournament):
         if config.table_size == 2:
             summary.pair_counts = pentanomial([sum(r.points(0) for r in rotation) for rotation in rotations])
             summary.elo = elo_interval(summary.pair_counts)
+            summary.same_games = same_games(rotations)
         summary.text = summary_text(config, summary, len(rotations))
         files.write_text(config.out / "summary.txt", summary.text)
         files.write_text(config.out / "games.csv",
@@ -222,10 +225,6 @@ def average_ranks(records: Sequence[GameRecord], size: int) -> dict[int, float]:
                 counts[entrant] += 1
             place += len(group)
     return {e: totals[e] / counts[e] if counts[e] else math.nan for e in range(size)}
-
-
-def _elo_text(value: float) -> str:
-    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
 
 
 def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -> str:
@@ -254,10 +253,7 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     a, b = (rows[0].name, rows[1].name) if size == 2 else ("", "")
     if summary.elo is not None and rotations:
         est, counts = summary.elo, summary.pair_counts
-        if math.isfinite(est.elo):
-            elo = f"{_elo_text(est.elo)}  95% interval [{_elo_text(est.low)}, {_elo_text(est.high)}]"
-        else:
-            elo = f"{_elo_text(est.elo)} (one side scored every point: no finite estimate)"
+        elo = describe_elo(est, summary.same_games, len(config.boards) == 1, a)
         lines.append(f"Elo {a} - {b}: {elo}  over {est.samples} pairs "
                      f"(pentanomial: pairs scoring 0/0.5/1/1.5/2 for {a}: {' '.join(map(str, counts))})")
     if summary.sprt is not None:

@@ -3,6 +3,7 @@ of a tournament.  Each page is a single self-contained HTML file (its CSS, JS
 and data inlined) so it opens from a USB stick or an e-mail attachment.
 
 Templates live in ``templates/`` (jinja2), styles and scripts in ``static/``;
-``scenes/<game>.py`` turns a game's recomputed states into what its
-``static/draw_<game>.js`` draws.
+a game's scene (the ``referee.scenes`` entry point: ``scenes/<game>.py`` for
+the built-in games) turns its recomputed states into what its ``SCRIPT``
+draws (``static/draw_<game>.js`` for the built-in games).
 """

@@ -216,7 +216,9 @@ def load_module(path: str | Path) -> types.ModuleType:
     path = Path(path).resolve()
     install_interface()
     folder = module_folder(path)
-    sys.path.insert(0, str(folder))
+    forget_module(folder)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
     if path.is_dir():
         name, source = PACKAGE, path / "__init__.py"
         spec = importlib.util.spec_from_file_location(name, source, submodule_search_locations=[str(path)])
@@ -235,6 +237,30 @@ def load_module(path: str | Path) -> types.ModuleType:
     except Exception as exc:
         raise StudentCodeError(f"{describe_error(exc, folder)} (importing {source.name})") from exc
     return module
+
+
+_LOADED_BEFORE: set[str] = set()
+"""The modules there were before student code was first loaded: never forgotten."""
+
+
+def forget_module(folder: str | Path) -> None:
+    """Drop every module loaded from the student's code (its package and the
+    helpers it imported, relatively or not), so that the next
+    :func:`load_module` starts a new instance with fresh module globals, as
+    each run of the course engine did.  Installed libraries it imported
+    (numpy, also from a virtualenv inside its folder) stay loaded."""
+    if not _LOADED_BEFORE:
+        _LOADED_BEFORE.update(sys.modules)
+    folder = Path(folder).resolve()
+    for name, module in list(sys.modules.items()):
+        if name in _LOADED_BEFORE:
+            continue
+        file = getattr(module, "__file__", None) or ""
+        ours = name == PACKAGE or name.startswith(PACKAGE + ".")
+        helper = file and Path(file).resolve().is_relative_to(folder) and \
+            not any(part in ("site-packages", "dist-packages") for part in Path(file).parts)
+        if ours or helper:
+            del sys.modules[name]
 
 
 def updated(previous: Any, returned: Any) -> Any:

@@ -158,14 +158,16 @@ def serve(path: str, session_of: Callable[[], Session]) -> None:
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     try:
-        session = session_of()
-    except Exception as exc:
-        student_failure(exc, path)
+        session, failure = session_of(), None
+    except Exception as exc:  # told at the first step, so that its message is that step's
+        session, failure = None, exc
     for line in sys.stdin:
         words = line.split()
         if len(words) != 2 or words[0] != "step":
             continue
         try:
+            if failure is not None:
+                raise failure
             text = session.step(read_view(), int(words[1]))
         except Exception as exc:
             student_failure(exc, path)

@@ -141,11 +141,13 @@ def _queries(rng, state: QuoridorState) -> tuple[list[tuple[int, int]], list[tup
 
 
 def run_cases(path: str, seed: int = 0, contract: Contract = REFEREE) -> Iterator[dict[str, Any]]:
-    """Every case's result (runs the student module in this process)."""
-    module = load_module(path)
+    """Every case's result (runs the student module in this process).  Each
+    layout gets a new instance of the module, as each run of the course
+    engine did: module globals a module keeps its board in start afresh."""
     folder = str(module_folder(path))
     homes = tuple(START[p] for p in range(1, contract.players + 1))
     for index, walls in enumerate(layouts(seed, contract)):
+        module = load_module(path)
         rng = derived_rng(seed, "quoridor-part1-queries", index)
         state = QuoridorState.arrange(contract.players, dict(zip(range(1, contract.players + 1), homes)),
                                       walls, {p: 0 for p in range(1, contract.players + 1)}, 1)

@@ -1,0 +1,280 @@
+"""Whole-seat limits with the kernel's accounting: one control group per seat.
+
+RLIMITs hold per process; a player that forks six children of 300 MiB each,
+or a fork bomb, or helpers that compute while the player waits, escape them.
+A seat's control group holds its seat host (and its sandbox) and so every
+process of the seat, however started (DESIGN.md, "Seat isolation"):
+
+- ``memory``: all its processes together (and what they keep in the
+  sandbox's ``/tmp`` and ``/dev/shm``, which is memory) under ``memory_mb``
+  plus :data:`HOST_MARGIN_MB` for the host itself; no swap.  The kernel
+  kills inside the group past it, and the step is a ``MEMORY_LIMIT``;
+- ``pids``: at most ``processes`` processes at once (a fork then fails);
+- CPU: the group's usage over the step is the step's ``cpu_ms``, every
+  descendant included (a ``CPU_LIMIT`` past the limit).
+
+cgroup v1 (a controller per hierarchy) and v2 (one unified hierarchy) are
+both used, as root or wherever the referee may create groups under its own
+(a v2 subtree delegated to the user).  Where it cannot, :func:`available`
+says so and the measured fallbacks hold (the seat host reaps every
+descendant and counts their CPU; memory and processes per process only);
+``match.yaml`` says which (``limits_enforced``).
+
+The group is joined between fork and exec of the seat host (the sandbox's
+bwrap), so that nothing of the seat ever runs outside it."""
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HOST_MARGIN_MB = 48
+"""Memory of the seat host (a small Python) and its sandbox, on top of the
+player's ``memory_mb`` in the seat's group."""
+HOST_PROCESSES = {True: 2, False: 1}
+"""Processes of a seat that are not the player's: the host, and bwrap when
+sandboxed."""
+V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+ROOT = Path("/sys/fs/cgroup")
+_names = itertools.count(1)
+
+
+def _own_groups() -> dict[str, str]:
+    """This process's group per v1 controller, and ``""`` for v2's."""
+    groups: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for controller in controllers.split(","):
+                groups[controller] = path
+    return groups
+
+
+def _cgroup2_root() -> Path | None:
+    """Where the unified (v2) hierarchy is mounted with controllers in it."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            fields = line.split(" - ", 1)
+            if len(fields) == 2 and fields[1].startswith("cgroup2 "):
+                mount = Path(line.split()[4])
+                if (mount / "cgroup.controllers").read_text().split():
+                    return mount
+    return None
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """Where this referee makes its seats' groups: v1, a folder per
+    controller; v2, one folder."""
+
+    version: int
+    parents: dict[str, Path]  # controller (v2: "unified"): the folder to make groups in
+
+
+@functools.lru_cache(maxsize=1)
+def hierarchy() -> Hierarchy | None:
+    """The hierarchy seats' groups go in, or None where none can be made."""
+    if os.environ.get("REFEREE_CGROUPS", "auto") == "off":
+        return None
+    own = _own_groups()
+    parents = {}
+    for controller in V1_CONTROLLERS:
+        mount = ROOT / controller
+        if controller in own and (mount / "cgroup.procs").exists():
+            parent = mount / own[controller].lstrip("/")
+            if os.access(parent, os.W_OK):
+                parents[controller] = parent
+    if len(parents) == len(V1_CONTROLLERS):
+        return Hierarchy(1, parents)
+    root = _cgroup2_root()
+    if root is not None and "" in own:
+        parent = root / own[""].lstrip("/")
+        delegated = _delegate(parent)
+        if delegated is not None:
+            return Hierarchy(2, {"unified": delegated})
+    return None
+
+
+def _delegate(parent: Path) -> Path | None:
+    """A v2 folder under ``parent`` whose children get the memory and pids
+    controllers: ``parent`` itself if it may enable them, else a
+    ``referee-<pid>`` folder made beside this process, which moves into a
+    leaf of its own (v2 lets only groups without processes hand out
+    controllers)."""
+    wanted = {"memory", "pids"}
+    try:
+        if not wanted <= set((parent / "cgroup.controllers").read_text().split()):
+            return None
+        if wanted <= set((parent / "cgroup.subtree_control").read_text().split()):
+            return parent if os.access(parent, os.W_OK) else None
+        try:
+            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+            return parent
+        except OSError:
+            pass
+        base = parent / f"referee-{os.getpid()}"
+        base.mkdir(exist_ok=True)
+        leaf = base / "referee"
+        leaf.mkdir(exist_ok=True)
+        (leaf / "cgroup.procs").write_text(str(os.getpid()))
+        (base / "cgroup.subtree_control").write_text("+memory +pids")
+        return base
+    except OSError:
+        return None
+
+
+def available() -> bool:
+    return hierarchy() is not None
+
+
+def enforcement(sandboxed: bool, hosted: bool = True) -> dict[str, str]:
+    """How each whole-seat limit is enforced here, for ``match.yaml``
+    (``hosted``: the players run through seat hosts, which use the groups)."""
+    where = hierarchy() if hosted else None
+    if not hosted:
+        return {"cpu_time": "RLIMIT_CPU per process (or sampled: see limits_not_enforced)",
+                "memory_mb": "RLIMIT_AS per process (or sampled: see limits_not_enforced)",
+                "processes": "not enforced (no seat host)"}
+    if where is None:
+        reaped = "the seat host reaps every descendant" + (" (pid 1 of the sandbox)" if sandboxed else
+                                                           " (a subreaper)")
+        return {"cpu_time": f"RLIMIT_CPU per process; every descendant's CPU counted ({reaped})",
+                "memory_mb": "RLIMIT_AS per process (no control group here: not for the seat's processes together)",
+                "processes": "not enforced (no control group here)"}
+    name = f"cgroup v{where.version}"
+    return {"cpu_time": f"RLIMIT_CPU per process; {name} CPU usage of the seat's processes together",
+            "memory_mb": f"RLIMIT_AS per process; {name} memory of the seat's processes together",
+            "processes": f"{name} pids of the seat's processes together"}
+
+
+@dataclass
+class Reading:
+    """A seat group's counters at one moment."""
+
+    cpu_s: float = 0.0
+    oom_kills: int = 0
+    forks_refused: int = 0
+
+
+class SeatGroup:
+    """One seat's control group(s) for the life of its seat host."""
+
+    def __init__(self, where: Hierarchy, folders: dict[str, Path]) -> None:
+        self.where = where
+        self.folders = folders
+        self._joins: list[int] = []
+
+    @classmethod
+    def create(cls, memory_mb: float | None, processes: int | None,
+               sandboxed: bool) -> "SeatGroup | None":
+        """A new group with these limits (None: unlimited), or None where
+        groups cannot be made."""
+        where = hierarchy()
+        if where is None:
+            return None
+        name = f"referee-seat-{os.getpid()}-{next(_names)}"
+        folders = {controller: parent / name for controller, parent in where.parents.items()}
+        try:
+            for folder in folders.values():
+                folder.mkdir()
+            group = cls(where, folders)
+            group._limit(memory_mb, processes and processes + HOST_PROCESSES[sandboxed])
+            group._joins = [os.open(folder / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+                            for folder in folders.values()]
+            return group
+        except OSError:
+            for folder in folders.values():
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            return None
+
+    def _file(self, controller: str, v1: str, v2: str) -> Path:
+        if self.where.version == 1:
+            return self.folders[controller] / v1
+        return self.folders["unified"] / v2
+
+    def _limit(self, memory_mb: float | None, pids: int | None) -> None:
+        if memory_mb:
+            size = str(int((memory_mb + HOST_MARGIN_MB) * 1024 * 1024))
+            self._file("memory", "memory.limit_in_bytes", "memory.max").write_text(size)
+            swap = self._file("memory", "memory.memsw.limit_in_bytes", "memory.swap.max")
+            with contextlib.suppress(OSError):  # no swap accounting: nothing to close
+                swap.write_text(size if self.where.version == 1 else "0")
+        if pids:
+            self._file("pids", "pids.max", "pids.max").write_text(str(pids))
+
+    def join(self) -> None:
+        """Put the calling process in the group: called between fork and exec
+        (``preexec_fn``), so it only writes to files opened beforehand."""
+        for fd in self._joins:
+            os.write(fd, b"0")
+
+    def read(self) -> Reading:
+        reading = Reading()
+        with contextlib.suppress(OSError, ValueError):
+            if self.where.version == 1:
+                reading.cpu_s = int(self._file("cpuacct", "cpuacct.usage", "").read_text()) / 1e9
+            else:
+                stats = _pairs(self._file("unified", "", "cpu.stat").read_text())
+                reading.cpu_s = stats.get("usage_usec", 0) / 1e6
+        with contextlib.suppress(OSError, ValueError):
+            events = self._file("memory", "memory.oom_control", "memory.events").read_text()
+            reading.oom_kills = _pairs(events).get("oom_kill", 0)
+        with contextlib.suppress(OSError, ValueError):
+            reading.forks_refused = _pairs(self._file("pids", "pids.events", "pids.events").read_text()).get("max", 0)
+        return reading
+
+    def pids(self) -> list[int]:
+        with contextlib.suppress(OSError, ValueError):
+            folder = next(iter(self.folders.values()))
+            return [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+        return []
+
+    def kill_all(self) -> None:
+        """Kill every process of the seat (a host that died or stalls
+        leaves none behind), until none is left."""
+        kill_file = self._file("unified", "", "cgroup.kill") if self.where.version == 2 else None
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            pids = self.pids()
+            if not pids:
+                return
+            if kill_file is not None and kill_file.exists():
+                with contextlib.suppress(OSError):
+                    kill_file.write_text("1")
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        """Kill what is left and remove the group."""
+        for fd in self._joins:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._joins = []
+        self.kill_all()
+        for folder in self.folders.values():
+            for _ in range(50):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # its last processes are still being torn down
+                    time.sleep(0.01)
+
+
+def _pairs(text: str) -> dict[str, int]:
+    """``name value`` lines (memory.events, pids.events, cpu.stat)."""
+    pairs = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+            pairs[parts[0]] = int(parts[1])
+    return pairs

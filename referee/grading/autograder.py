@@ -1,0 +1,267 @@
+"""``referee autograder gradescope|prairielearn CONFIG -o OUT``: the upload.
+
+Both packages carry the referee's wheel, the grading config and exactly the
+files it names (boards, staff programs), so the platform installs nothing
+the course did not ship except the referee's own dependencies (which can be
+shipped too, ``--dependencies download``, for graders without a network).
+
+- Gradescope: a zip with ``setup.sh`` (run once when the image is built)
+  and ``run_autograder`` (run for every submission), using Gradescope's
+  folders ``/autograder/{source,submission,results}``.
+- PrairieLearn: a ``serverFilesCourse/referee_grader/`` folder whose
+  ``run.sh`` is the external grader's entrypoint (``/grade/{student,
+  results}``), an ``info.json`` snippet and a ``question.html`` to start from.
+
+The scripts take their root from ``AUTOGRADER_ROOT`` / ``GRADE_ROOT`` when
+set (the platforms' own paths otherwise), which is how the tests run them in
+a scratch copy of the platform's layout.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from referee import __version__
+from referee.core import files
+from referee.core.errors import InputError
+
+from .config import GradingConfig, load
+
+PLATFORMS = ("gradescope", "prairielearn")
+COURSE = "course"  # the config's folder inside a package
+GRADER = "referee_grader"  # PrairieLearn's serverFilesCourse folder
+
+_PICK_PYTHON = r'''pick_python() {  # the newest Python 3.11+ there is
+  for p in python3.13 python3.12 python3.11 python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+      echo "$p"; return 0
+    fi
+  done
+  return 1
+}
+'''
+
+SETUP_SH = r'''#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image
+# (made by `referee autograder gradescope`; docs/grading.md).  It installs the
+# referee from the wheel in this package into its own venv.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+VENV="$ROOT/referee-venv"
+''' + _PICK_PYTHON + r'''
+if [ -z "${REFEREE_SKIP_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
+  apt-get update -q
+  # g++ builds C++ submissions; bubblewrap is the players' sandbox.
+  apt-get install -y -q python3 python3-venv python3-pip g++ bubblewrap
+  if ! pick_python >/dev/null; then  # Ubuntu 22.04's python3 is 3.10
+    apt-get install -y -q python3.11 python3.11-venv
+  fi
+fi
+PYTHON="$(pick_python)" || { echo "setup.sh: the referee needs Python 3.11 or newer" >&2; exit 1; }
+"$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --find-links "$SOURCE/wheels" "$SOURCE"/wheels/referee-*.whl
+"$VENV/bin/referee" --version
+'''
+
+RUN_AUTOGRADER = r'''#!/usr/bin/env bash
+# Gradescope runs this for every submission, as root (made by
+# `referee autograder gradescope`; docs/grading.md).  The grade goes to
+# results/results.json; the games stay in results/referee/.
+set -uo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+export PATH="$ROOT/referee-venv/bin:$PATH"   # python3 is the venv's: numpy is there for students
+mkdir -p "$ROOT/results"
+cd "$ROOT/source"
+exec referee grade {config} --submission "$ROOT/submission" --format gradescope \
+  --out "$ROOT/results/results.json" --results "$ROOT/results/referee"
+'''
+
+RUN_SH = r'''#!/usr/bin/env bash
+# PrairieLearn's external grader entrypoint (made by `referee autograder
+# prairielearn`; docs/grading.md): runs as root in the grading container for
+# every submission; the student's files are in /grade/student.
+set -uo pipefail
+ROOT="${GRADE_ROOT:-/grade}"
+HERE="$ROOT/serverFilesCourse/''' + GRADER + r'''"
+VENV="${REFEREE_VENV:-/tmp/referee-venv}"
+RESULTS="$ROOT/results"
+mkdir -p "$RESULTS"
+''' + _PICK_PYTHON + r'''
+unavailable() {
+  printf '{"gradable": false, "message": "%s"}\n' "$1" > "$RESULTS/results.json"
+  exit 0
+}
+if [ ! -x "$VENV/bin/referee" ]; then
+  PYTHON="$(pick_python)" || unavailable "the grading image has no Python 3.11+ (course staff: choose another image)"
+  "$PYTHON" -m venv --system-site-packages "$VENV" \
+    && "$VENV/bin/python" -m pip install -q --no-index --find-links "$HERE/wheels" referee \
+    || unavailable "the referee could not be installed in the grading image (course staff: see the job output)"
+fi
+export PATH="$VENV/bin:$PATH"
+cd "$HERE"
+exec referee grade {config} --submission "$ROOT/student" --format prairielearn \
+  --out "$RESULTS/results.json" --results "$RESULTS/referee"
+'''
+
+QUESTION_HTML = '''<pl-question-panel>
+  <p>Upload your player: the folder <code>referee new-player {game} mybot</code> made, as
+  <code>player.py</code> (and <code>referee-player.yaml</code> if you changed how it runs).
+  Run <code>referee check-bot {game} --player mybot</code> before you submit.</p>
+  <pl-file-upload file-names="player.py" optional-file-names="referee-player.yaml"></pl-file-upload>
+</pl-question-panel>
+
+<pl-submission-panel>
+  <pl-external-grader-results></pl-external-grader-results>
+  <pl-file-preview></pl-file-preview>
+</pl-submission-panel>
+'''
+
+
+def build(platform: str, config_path: Path, out: Path, wheel: Path | None = None,
+          dependencies: str = "none") -> list[str]:
+    """Write the package; returns lines to print."""
+    if platform not in PLATFORMS:
+        raise InputError(f"unknown platform {platform!r}; choose one of: {', '.join(PLATFORMS)}")
+    config = load(config_path)
+    with tempfile.TemporaryDirectory(prefix="referee-autograder-") as tmp:
+        stage = Path(tmp) / "package"
+        source = stage if platform == "gradescope" else stage / "serverFilesCourse" / GRADER
+        copied = copy_course(config, source / COURSE)
+        wheels = source / "wheels"
+        wheels.mkdir(parents=True)
+        shutil.copy2(wheel if wheel else build_wheel(Path(tmp) / "dist"), wheels)
+        if dependencies == "download":
+            download_dependencies(wheels)
+        relative = shlex.quote(f"{COURSE}/{config.path.name}")
+        if platform == "gradescope":
+            _script(stage / "setup.sh", SETUP_SH)
+            _script(stage / "run_autograder", RUN_AUTOGRADER.replace("{config}", relative))
+            out = Path(out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            _zip(stage, out)
+            what = [f"wrote {out} (upload it as the autograder: Ubuntu base image)"]
+        else:
+            _script(source / "run.sh", RUN_SH.replace("{config}", relative))
+            out = Path(out)
+            if out.exists():
+                raise InputError(f"{out} exists; choose a new folder for the PrairieLearn files")
+            files.write_text(stage / "info.json.snippet", json.dumps(info_snippet(config), indent=2) + "\n")
+            files.write_text(stage / "question.html", QUESTION_HTML.format(game=config.game))
+            shutil.copytree(stage, out, symlinks=True)
+            what = [f"wrote {out}/serverFilesCourse/{GRADER}/ (copy it into your course's serverFilesCourse/)",
+                    f"wrote {out}/info.json.snippet (merge it into the question's info.json)",
+                    f"wrote {out}/question.html (a question.html to start from)"]
+    return what + [f"carries: {config.path.name}, " + (", ".join(copied) or "no other files")
+                   + f", referee {__version__}"]
+
+
+def info_snippet(config: GradingConfig) -> dict:
+    return {"gradingMethod": "External", "singleVariant": True,
+            "externalGradingOptions": {
+                "enabled": True, "image": "prairielearn/grader-python",
+                "serverFilesCourse": [f"{GRADER}/"],
+                "entrypoint": f"/grade/serverFilesCourse/{GRADER}/run.sh",
+                "timeout": 600}}
+
+
+def copy_course(config: GradingConfig, target: Path) -> list[str]:
+    """The config and the files it names, at the same places relative to
+    it; a file outside the config's folder is refused (it would not be
+    where the config says once packaged)."""
+    base = config.base_dir
+    target.mkdir(parents=True)
+    shutil.copy2(config.path, target / config.path.name)
+    copied: list[str] = []
+    for board in config.boards:
+        if board is not None:
+            copied.append(_copy_inside(base, board, target, "board"))
+    for opponent in config.opponents:
+        if opponent.player.startswith("builtin:"):
+            continue
+        for word in shlex.split(opponent.player.split(":", 1)[-1] if opponent.player.startswith(
+                ("persistent:", "module:")) else opponent.player):
+            path = Path(word) if os.path.isabs(word) else base / word
+            if ("/" in word or "." in word) and path.exists():
+                copied.append(_copy_inside(base, path, target, f"opponent {opponent.name!r}", whole=True))
+    return sorted(set(copied))
+
+
+def _copy_inside(base: Path, path: Path, target: Path, what: str, whole: bool = False) -> str:
+    try:
+        relative = path.resolve().relative_to(base.resolve())
+    except ValueError:
+        raise InputError(f"{what}: {path} is outside the config's folder {base}; move it beside the "
+                         "config (the package carries that folder's files)") from None
+    # A staff program in a subfolder comes with the whole subfolder (its helpers).
+    top = Path(relative.parts[0]) if whole and len(relative.parts) > 1 else relative
+    source, dest = base / top, target / top
+    if source.is_dir():
+        shutil.copytree(source, dest, dirs_exist_ok=True, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "step_logs"))
+    else:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, dest)
+    return top.as_posix()
+
+
+def build_wheel(dist: Path) -> Path:
+    """The referee's wheel, built from its source checkout."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "setup.cfg").is_file():
+        raise InputError("this referee was installed from a wheel, not a checkout: pass that wheel "
+                         "with --wheel FILE (e.g. from 'pip download referee --no-deps')")
+    # Built from a copy: setuptools leaves build/ and egg-info behind in the tree it builds.
+    copy = dist.parent / "referee-source"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "step_logs", "__pycache__", ".pytest_cache",
+        ".hypothesis", "tests"))
+    isolation = ["--no-build-isolation"] if _has("setuptools") and _has("wheel") else []
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q",
+                           "-w", str(dist), str(copy)], capture_output=True, text=True)
+    found = sorted(dist.glob("referee-*.whl"))
+    if proc.returncode != 0 or not found:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise InputError(f"could not build the referee's wheel: {tail[0]}")
+    return found[-1]
+
+
+def download_dependencies(wheels: Path) -> None:
+    """The referee's dependencies as wheels beside it (``pip download``)."""
+    referee_wheel = next(wheels.glob("referee-*.whl"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", str(wheels),
+                           str(referee_wheel)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise InputError(f"could not download the referee's dependencies: {tail[0]}")
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _script(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def _zip(folder: Path, out: Path) -> None:
+    """A zip with setup.sh and run_autograder at its top, modes kept (the
+    platform runs them as they are)."""
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                info = zipfile.ZipInfo.from_file(path, path.relative_to(folder).as_posix())
+                with open(path, "rb") as handle:
+                    archive.writestr(info, handle.read(), zipfile.ZIP_DEFLATED)

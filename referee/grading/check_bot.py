@@ -1,0 +1,201 @@
+"""``referee check-bot GAME --player CMD``: the compliance check.
+
+Students run it before they submit; ``referee grade`` runs it first.  It asks
+what a grader needs before any game counts: the program starts and answers
+the opening position with a legal decision within the limits, and plays
+whole games against ``builtin:random`` in both seats without a fault (and,
+when it says it is persistent, does so over the persistent protocol).  Each
+failure says what happened (verdict, step, the referee's message) and what
+to fix, and where the match folder is for ``referee replay``/``rerun``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from referee.core import preflight
+from referee.core.errors import InputError
+from referee.core.log import read_log
+from referee.core.match import MatchSpec, run_match
+from referee.core.players import PERSISTENT, make_agent
+from referee.core.runner import Limits
+from referee.core.registry import get_game
+
+OPPONENT = "builtin:random"
+SEVERITY = ("CRASH", "TIMEOUT", "MEMORY_LIMIT", "CPU_LIMIT", "ILLEGAL", "MALFORMED", "NO_DECISION",
+            "LATE")
+"""Faults, worst first (the order a grade lists them in)."""
+
+FIXES = {
+    "CRASH": "it exited with an error: run it by hand in the match folder (referee rerun FOLDER "
+             "--step K) and read its stderr",
+    "TIMEOUT": "it ran past the hard time limit: look for an endless loop, or make the search stop "
+               "earlier (state.json says the limits)",
+    "CPU_LIMIT": "it used more CPU time than allowed: search less, or stop on a clock",
+    "MEMORY_LIMIT": "it used more memory than allowed: keep smaller tables",
+    "ILLEGAL": "it chose a move the rules forbid: check your move generation against the legal "
+               "moves the message lists",
+    "MALFORMED": "decision.txt is not in the expected format (use the SDK's save_decision)",
+    "NO_DECISION": "it exited without writing decision.txt (call save_decision before exiting)",
+    "LATE": "it answered after the soft time limit: the move counted, but graders may not "
+            "accept it; make it faster",
+}
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool | None  # None: not run (an earlier check made it pointless)
+    message: str = ""
+    fix: str = ""
+
+
+@dataclass
+class CheckReport:
+    checks: list[Check] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)  # the match folders, for replay
+
+    @property
+    def ok(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def started(self) -> bool:
+        """The program answered the opening position (it can play at all)."""
+        return bool(self.checks) and bool(self.checks[0].passed)
+
+    def text(self) -> str:
+        lines = []
+        for check in self.checks:
+            mark = {True: "PASS", False: "FAIL", None: "skip"}[check.passed]
+            lines.append(f"{mark}  {check.name}" + (f": {check.message}" if check.message else ""))
+            if check.fix and not check.passed:
+                lines.append(f"      fix: {check.fix}")
+        if self.folders:
+            lines.append("match folders (referee replay FOLDER): " + ", ".join(map(str, self.folders)))
+        passed = sum(bool(c.passed) for c in self.checks)
+        lines.append(f"{passed}/{len(self.checks)} checks passed" +
+                     (": ready to submit" if self.ok else ""))
+        return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Fault:
+    """One faulty step of one seat, as the match log has it."""
+
+    step: int
+    verdict: str
+    message: str
+
+    def text(self) -> str:
+        return self.message or f"step {self.step}: {self.verdict}"
+
+
+def seat_steps(folder: Path, seat: int) -> list[dict[str, Any]]:
+    """The log records of ``seat``'s own decisions (automatic steps left out)."""
+    return [r for r in read_log(folder) if r.get("player") == seat and not r.get("auto")]
+
+
+def seat_faults(folder: Path, seat: int) -> list[Fault]:
+    return [Fault(int(r["step"]), str(r["verdict"]), str(r.get("message", "")))
+            for r in seat_steps(folder, seat) if r["verdict"] != "OK"]
+
+
+def worst(faults: Sequence[Fault], limit: int = 3) -> list[Fault]:
+    """The worst faults, one per verdict, worst first."""
+    seen: dict[str, Fault] = {}
+    for fault in faults:
+        seen.setdefault(fault.verdict, fault)
+    order = {v: i for i, v in enumerate(SEVERITY)}
+    return sorted(seen.values(), key=lambda f: (order.get(f.verdict, len(order)), f.step))[:limit]
+
+
+def table_size(game_name: str) -> int:
+    counts = get_game(game_name).player_counts
+    return 2 if 2 in counts else min(counts)
+
+
+def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path | None = None,
+              variant: str | None = None, settings: Mapping[str, Any] | None = None,
+              limits: Mapping[str, Any] | None = None, sandbox: str = "auto",
+              seed: int = 1) -> CheckReport:
+    """Run every check on ``command`` (a ``--player`` value); match folders
+    go under ``out``.  Never raises for the program's faults, only for bad
+    input from the caller (InputError)."""
+    report = CheckReport()
+    first = Check("starts and answers the opening position with a legal decision in time", None)
+    report.checks.append(first)
+    size = table_size(game)
+    seats = [Check(f"plays a whole game as player {seat} against {OPPONENT}", None)
+             for seat in (1, 2)[:size]]
+    report.checks.extend(seats)
+    persistent = command.strip().startswith(PERSISTENT)
+    protocol = Check("speaks the persistent protocol", None) if persistent else None
+    if protocol:
+        report.checks.append(protocol)
+    game_obj = get_game(game)
+    try:
+        agent = make_agent(command, game_obj, Limits(), base_dir)
+    except InputError as exc:
+        first.passed, first.message = False, exc.message
+        first.fix = "give the command that runs your program (e.g. \"python3 player.py\")"
+        return report
+    problem = preflight.command_problem(list(getattr(agent, "argv", [])), base_dir) \
+        if getattr(agent, "argv", None) else None
+    if problem:
+        first.passed, first.message = False, problem
+        first.fix = "the program must start before it can play"
+        return report
+    for index, check in enumerate(seats):
+        seat = index + 1
+        players = [OPPONENT] * size
+        players[index] = command
+        folder = Path(out) / f"as-player-{seat}"
+        spec = MatchSpec(game=game, players=players, board=board, variant=variant, seed=seed,
+                         out=folder, policy="forfeit", settings=dict(settings or {}),
+                         limits=dict(limits or {}), names=_names(players, command), quiet=True,
+                         replace=True, base_dir=base_dir, sandbox=sandbox)
+        run_match(spec)
+        report.folders.append(folder)
+        steps = seat_steps(folder, seat)
+        faults = [f for f in seat_faults(folder, seat) if f.verdict != "LATE"]
+        late = sum(r["verdict"] == "LATE" for r in steps)
+        if index == 0:
+            _judge_first(first, steps, folder)
+        if not steps:
+            check.passed, check.message = False, "the game ended before its first turn"
+        elif faults:
+            fault = worst(faults, 1)[0]
+            check.passed = False
+            check.message = f"{fault.text()} ({len(faults)} faulty step(s) of {len(steps)}; " \
+                            f"match folder {folder})"
+            check.fix = FIXES.get(fault.verdict, "")
+        else:
+            check.passed, check.message = True, f"{len(steps)} decisions, all OK" if not late else \
+                f"{len(steps)} decisions; {late} over the soft time limit (they counted; make it faster)"
+    if protocol:
+        protocol.passed = all(c.passed for c in seats)
+        protocol.message = "kept alive between steps, every answer in time" if protocol.passed \
+            else "see the games above"
+        protocol.fix = "use the SDK's run(play_games), which speaks it (docs/protocol.md)"
+    return report
+
+
+def _judge_first(check: Check, steps: list[dict[str, Any]], folder: Path) -> None:
+    if not steps:
+        check.passed, check.message = False, "the game ended before the program's first turn"
+        return
+    record = steps[0]
+    verdict = str(record["verdict"])
+    if verdict in ("OK", "LATE"):  # LATE: over the soft limit, but the move counts
+        check.passed, check.message = True, f"answered {record.get('decision', '').strip()!r} " \
+                                            f"in {record.get('wall_ms', 0):g} ms"
+        return
+    check.passed = False
+    check.message = str(record.get("message") or verdict) + f" (match folder {folder})"
+    check.fix = FIXES.get(verdict, "")
+
+
+def _names(players: Sequence[str], command: str) -> list[str]:
+    return ["your program" if p == command else p.split(":", 1)[1] for p in players]

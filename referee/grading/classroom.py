@@ -1,0 +1,139 @@
+"""``referee grade CONFIG --submissions DIR``: a whole class.
+
+Every subfolder of DIR is one submission, graded as ``--submission`` would
+grade it, one after the other (each one's games already use every core).
+Each gets its folder under the results folder, with its result file and its
+match folders, and ``grades.csv`` lists them all.  A submission is played
+again only when its content changed (a hash of its files), the config
+changed, or the referee did: a TA can rerun the command after late
+submissions arrive and pay only for those.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from referee import __version__
+from referee.core import files
+
+from .config import GradingConfig
+from .formats import render, to_json
+from .gauntlet import grade
+
+STAMP = "grade.json"  # in each submission's results folder: the hash it was graded at
+
+
+@dataclass
+class ClassRow:
+    name: str
+    score: float
+    max_score: float
+    tests: dict[str, float]
+    status: str  # graded | unchanged | not gradable
+    message: str
+
+
+def folder_hash(folder: Path) -> str:
+    """A hash of the folder's files, names and contents (links by target),
+    in a fixed order: the same content gives the same hash wherever it is."""
+    digest = hashlib.sha256()
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git", "step_logs")]
+        for name in sorted(names):
+            path = Path(root, name)
+            relative = path.relative_to(folder).as_posix()
+            digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+            if path.is_symlink():
+                digest.update(b"link:" + os.readlink(path).encode("utf-8", "surrogateescape"))
+            elif path.is_file():
+                with open(path, "rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(block)
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def submissions(folder: Path) -> list[Path]:
+    return sorted(p for p in Path(folder).iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jobs: int | None,
+                say: Callable[[str], None] = print, play: Any = None) -> list[ClassRow]:
+    results.mkdir(parents=True, exist_ok=True)
+    setup = config_hash(config)
+    rows: list[ClassRow] = []
+    found = submissions(folder)
+    for index, path in enumerate(found, 1):
+        name = path.name
+        target = results / name
+        key = folder_hash(path)
+        stamp = _read_stamp(target / STAMP)
+        if stamp and stamp.get("hash") == key and stamp.get("config") == setup:
+            rows.append(_row(name, stamp["grade"], "unchanged"))
+            say(f"[{index}/{len(found)}] {name}: unchanged, {stamp['grade']['score']:g} / "
+                f"{stamp['grade']['max_score']:g}")
+            continue
+        if target.exists():
+            shutil.rmtree(target)
+        result = grade(config, path, target / "work", jobs, play)
+        data = to_json(result)
+        files.write_text(target / f"results.{fmt}.json" if fmt != "json" else target / "results.json",
+                         render(result, fmt))
+        files.write_text(target / STAMP, json.dumps({"hash": key, "config": setup, "grade": data},
+                                                    indent=1) + "\n")
+        rows.append(_row(name, data, "graded" if result.gradable else "not gradable"))
+        say(f"[{index}/{len(found)}] {name}: {result.score:g} / {result.max_score:g}"
+            + (f" ({result.message})" if result.message else ""))
+    files.write_text(results / "grades.csv", class_csv(config, rows))
+    return rows
+
+
+def config_hash(config: GradingConfig) -> str:
+    """What else decides a grade: the referee's version, the config file,
+    its boards and the files its staff programs name (not the whole config
+    folder, which may hold the class's submissions and results)."""
+    digest = hashlib.sha256(__version__.encode())
+    digest.update(config.path.read_bytes())
+    for board in config.boards:
+        if board is not None:
+            digest.update(board.read_bytes())
+    for opponent in config.opponents:
+        digest.update(opponent.player.encode())
+        for word in opponent.player.split():
+            path = config.base_dir / word
+            if path.is_file():
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _read_stamp(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("grade"), dict) else None
+
+
+def _row(name: str, data: dict, status: str) -> ClassRow:
+    return ClassRow(name, float(data["score"]), float(data["max_score"]),
+                    {t["name"]: float(t["score"]) for t in data["tests"]}, status,
+                    str(data.get("message", "")))
+
+
+def class_csv(config: GradingConfig, rows: list[ClassRow]) -> str:
+    tests = [config.compliance_name, *[o.name for o in config.opponents]]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["submission", "score", "max_score", *tests, "status", "message"])
+    for row in rows:
+        writer.writerow([row.name, f"{row.score:g}", f"{row.max_score:g}",
+                         *[f"{row.tests.get(t, 0.0):g}" for t in tests], row.status, row.message])
+    return out.getvalue()

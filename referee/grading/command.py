@@ -1,0 +1,164 @@
+"""The grading commands: ``check-bot``, ``grade`` and ``autograder``
+(registered by referee/cli.py)."""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from referee.core.errors import InputError
+from referee.core.settings import parse_assignment
+
+if TYPE_CHECKING:
+    from .config import GradingConfig
+
+MARKER = ".referee-grading"  # says a folder is check-bot's or grade's own, safe to replace
+
+
+@click.command("check-bot")
+@click.argument("game")
+@click.option("--player", "player", required=True, metavar="CMD|DIR",
+              help="Your program's command line, or the folder you will hand in.")
+@click.option("--board", type=click.Path(path_type=Path), help="Board / start-position file.")
+@click.option("--variant", help="Game variant.")
+@click.option("--time-limit", metavar="SECONDS", help="Soft time limit per step (the grader's).")
+@click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A game setting or limit.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("step_logs/check-bot"),
+              show_default=True, help="Where the check's match folders go (replaced each run).")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default="auto", show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+def check_bot_command(game: str, player: str, board: Path | None, variant: str | None,
+                      time_limit: str | None, assignments: tuple[str, ...], out: Path, sandbox: str,
+                      seed: int) -> None:
+    """Check that a player is ready to hand in: it starts, answers the opening
+    position legally in time, and plays whole games in both seats without a
+    fault.  Exit 0 only if every check passes."""
+    from referee.resources import resolve_board
+
+    from .check_bot import check_bot
+    from .submission import SubmissionError, build, stage
+
+    settings = dict(parse_assignment(a) for a in assignments)
+    if time_limit is not None:
+        settings["soft_time"] = time_limit
+    out = Path(out)
+    _claim(out)
+    command, base = player, Path.cwd()
+    if Path(player).is_dir():
+        try:
+            submission = stage(Path(player), out / "submission")
+            build(submission)
+        except SubmissionError as exc:
+            click.echo(f"FAIL  the submission cannot run: {exc}")
+            sys.exit(1)
+        for note in submission.notes:
+            click.echo(f"note: {note}")
+        command, base = submission.command, submission.folder
+    report = check_bot(game, command, base_dir=base, out=out,
+                       board=resolve_board(game, board) if board else None, variant=variant,
+                       settings=settings, sandbox=sandbox, seed=seed)
+    click.echo(report.text(), nl=False)
+    sys.exit(0 if report.ok else 1)
+
+
+def _claim(out: Path) -> None:
+    """Make ``out`` check-bot's folder: new, empty, or one it made before
+    (then emptied); never anything else."""
+    if out.exists() and any(out.iterdir()):
+        if not (out / MARKER).exists():
+            raise InputError(f"{out} exists and was not made by referee check-bot or grade; choose another folder")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("made by referee check-bot; replaced on each run\n", encoding="utf-8")
+
+
+@click.command("grade")
+@click.argument("config_file", metavar="CONFIG.yaml", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--submission", metavar="PATH|CMD",
+              help="One submission: a folder (made by new-player) or a command line.")
+@click.option("--submissions", type=click.Path(path_type=Path, file_okay=False),
+              help="A class: every subfolder is a submission (unchanged ones are not re-run).")
+@click.option("--format", "fmt", type=click.Choice(["json", "gradescope", "prairielearn", "github", "autolab"]),
+              default="json", show_default=True, help="The result file's format.")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the result file here (default: print it).")
+@click.option("--results", type=click.Path(path_type=Path, file_okay=False),
+              help="Folder for the games and per-submission results (default: step_logs/grading/NAME, "
+                   "or DIR-grades next to --submissions).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Games played at once (default: cores).")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Play the games on a Dask cluster, tcp://HOST:PORT (default jobs: its threads).")
+def grade_command(config_file: Path, submission: str | None, submissions: Path | None, fmt: str,
+                  out: Path | None, results: Path | None, jobs: int | None,
+                  cluster: str | None = None) -> None:
+    """Grade a submission (or a class) against the reference players in
+    CONFIG.yaml (docs/grading.md).  Exit 0 once graded, whatever the grade."""
+    from .classroom import grade_class
+    from .config import load
+
+    if (submission is None) == (submissions is None):
+        raise InputError("give either --submission PATH (one) or --submissions DIR (a class)")
+    config = load(config_file)
+    play = None
+    if cluster:
+        from referee.tournament.cluster import DaskPlay
+
+        play = DaskPlay(cluster)
+        jobs = jobs or play.slots()
+    try:
+        if submissions is not None:
+            if not submissions.is_dir():
+                raise InputError(f"--submissions {submissions}: no such folder")
+            results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
+            rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo, play=play)
+            click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
+            return
+        _grade_one(config, submission, fmt, out, results, jobs, play)
+    finally:
+        if play is not None:
+            play.close()
+
+
+def _grade_one(config: "GradingConfig", submission: str, fmt: str, out: Path | None, results: Path | None,
+               jobs: int | None, play: Any) -> None:
+    from referee.core import files
+
+    from .formats import render
+    from .gauntlet import grade, is_command
+
+    name = "command" if is_command(submission) else (Path(submission).resolve().name or "submission")
+    results = results or Path("step_logs") / "grading" / name
+    _claim(results)
+    result = grade(config, Path(submission) if not is_command(submission) else submission,  # type: ignore[arg-type]
+                   results, jobs, play)
+    text = render(result, fmt)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    files.write_text(out, text)
+    for test in result.tests:
+        click.echo(f"{test.score:>7g} / {test.max_score:<7g} {test.name}")
+    click.echo(f"{result.score:>7g} / {result.max_score:<7g} total; {fmt} results: {out}; "
+               f"games: {results}")
+
+
+@click.command("autograder")
+@click.argument("platform", type=click.Choice(["gradescope", "prairielearn"]))
+@click.argument("config_file", metavar="CONFIG.yaml", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True,
+              help="Gradescope: the zip to write; PrairieLearn: a new folder.")
+@click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="The referee wheel to ship (default: built from this checkout).")
+@click.option("--dependencies", type=click.Choice(["none", "download"]), default="none", show_default=True,
+              help="download: ship the referee's dependencies as wheels too (graders without a network).")
+def autograder_command(platform: str, config_file: Path, out: Path, wheel: Path | None,
+                       dependencies: str) -> None:
+    """Build the ready-to-upload autograder for PLATFORM from CONFIG.yaml
+    (docs/grading.md)."""
+    from .autograder import build
+
+    for line in build(platform, config_file, out, wheel, dependencies):
+        click.echo(line)

@@ -1,0 +1,240 @@
+"""``referee grade``: one submission against the config's reference players.
+
+Why a gauntlet and not a class tournament: a student's grade should not
+depend on who else is in the class, so every submission plays the same fixed
+opponents on the same boards, in every seat, and each opponent is a test
+worth points.  The compliance check (check-bot) is graded first; a program
+that cannot answer the opening position plays no games (it would only lose
+them all slowly) and gets the points for what it did pass.
+
+Each opponent's games are a paired series (referee/tournament/series.py):
+the same worker per game, journal and match folders, so every game can be
+replayed, and the same Elo estimate the series prints.
+"""
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.core.match import RefereeError
+from referee.core.runner import usable_cores
+from referee.tournament.journal import GameRecord, Journal
+from referee.tournament.ratings import describe_elo, elo_interval, pentanomial, same_games
+from referee.tournament.series import make_config, run_series
+
+from .check_bot import CheckReport, Fault, check_bot, seat_faults, worst
+from .config import GradingConfig, Opponent
+from .submission import Submission, SubmissionError, build, stage
+
+RESULT = {"win": "W", "draw": "D", "loss": "L"}
+
+
+class GradingError(RefereeError):
+    """The referee failed on a game (never the student's fault): grading
+    stops rather than give a wrong grade."""
+
+
+@dataclass
+class TestResult:
+    name: str
+    score: float
+    max_score: float
+    output: str  # markdown
+    visibility: str = "visible"
+    kind: str = "opponent"  # or "compliance"
+    fraction: float | None = None  # the score fraction against an opponent
+    games: int = 0
+    elo: float | None = None  # the estimate, or a bound when one side scored every point
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= self.max_score
+
+
+@dataclass
+class Grade:
+    config: GradingConfig
+    submission: str
+    tests: list[TestResult] = field(default_factory=list)
+    gradable: bool = True
+    message: str = ""
+    out: Path | None = None
+
+    @property
+    def score(self) -> float:
+        return round(sum(t.score for t in self.tests), 2)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(t.max_score for t in self.tests), 2)
+
+    def leaderboard(self) -> list[dict[str, Any]]:
+        """One column per opponent: the score fraction against it (%), for
+        a platform's leaderboard; ranked against the reference set, never
+        against classmates' results."""
+        return [{"name": f"vs {t.name}", "value": round(100 * (t.fraction or 0.0), 1), "order": "desc"}
+                for t in self.tests if t.kind == "opponent"]
+
+
+def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | None = None,
+          play: Any = None) -> Grade:
+    """Grade one submission folder (or, when ``submission_path`` is not a
+    folder, a command line); everything it leaves goes under ``out``.
+    ``play`` plays the games elsewhere (a DaskPlay for ``--cluster``)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = Grade(config, str(submission_path), out=out)
+    try:
+        submission = _prepare(config, submission_path, out)
+    except SubmissionError as exc:
+        result.gradable = not _missing(submission_path)
+        result.message = str(exc)
+        _fail_all(result, config, f"The submission cannot run: {exc}")
+        return result
+    notes = "".join(f"Note: {n}.\n\n" for n in submission.notes)
+    report = check_bot(config.game, submission.command, base_dir=submission.folder,
+                       out=out / "compliance", board=config.boards[0], variant=config.variant,
+                       settings=config.settings, limits=config.limits, sandbox=config.sandbox,
+                       seed=config.seed or 1)
+    result.tests.append(_compliance_test(config, report, notes))
+    if not report.started:
+        result.message = "the program did not answer the opening position: no games were played"
+        for opponent in config.opponents:
+            result.tests.append(TestResult(
+                opponent.name, 0.0, opponent.points,
+                "Not played: your program did not answer the opening position (see the compliance "
+                "test). Run `referee check-bot` before you submit.", opponent.visibility))
+        return result
+    for opponent in config.opponents:
+        result.tests.append(_play(config, submission, opponent, out, jobs or usable_cores(), play))
+    return result
+
+
+def _missing(path: Path) -> bool:
+    """Nothing was handed in (PrairieLearn's ``gradable: false``)."""
+    path = Path(path)
+    try:
+        return not path.is_dir() or not any(path.iterdir())
+    except OSError:
+        return True
+
+
+def is_command(text: str) -> bool:
+    """``--submission`` names a command line rather than a folder."""
+    return not Path(text).is_dir() and (" " in text or text.startswith(("builtin:", "persistent:")))
+
+
+def _prepare(config: GradingConfig, path: Path, out: Path) -> Submission:
+    if is_command(str(path)):
+        return Submission(Path.cwd(), "command", str(path), None)
+    path = Path(path)
+    if _missing(path):
+        raise SubmissionError(f"{path}: nothing was submitted" if path.exists()
+                              else f"{path}: no such folder (nothing was submitted?)")
+    submission = stage(path, out / "submission", config.submission)
+    build(submission)
+    return submission
+
+
+def _fail_all(result: Grade, config: GradingConfig, why: str) -> None:
+    result.tests.append(TestResult(config.compliance_name, 0.0, config.compliance_points,
+                                   _block(why), config.compliance_visibility, kind="compliance"))
+    for opponent in config.opponents:
+        result.tests.append(TestResult(opponent.name, 0.0, opponent.points,
+                                       "Not played: the submission cannot run (see the compliance test).",
+                                       opponent.visibility))
+
+
+def _block(text: str) -> str:
+    """Text with a compiler's output kept as it is (a fenced block)."""
+    head, _, rest = text.partition("\n")
+    return head + (f"\n\n```\n{rest.strip()}\n```\n" if rest.strip() else "\n")
+
+
+def _compliance_test(config: GradingConfig, report: CheckReport, notes: str) -> TestResult:
+    passed = sum(bool(c.passed) for c in report.checks)
+    points = round(config.compliance_points * passed / len(report.checks), 2)
+    lines = [notes.rstrip()] if notes else []
+    for check in report.checks:
+        mark = {True: "PASS", False: "FAIL", None: "skip"}[check.passed]
+        line = f"- **{mark}** {check.name}" + (f": {check.message}" if check.message else "")
+        if check.fix and not check.passed:
+            line += f"  \n  *Fix:* {check.fix}"
+        lines.append(line)
+    lines.append(f"\n{passed} of {len(report.checks)} checks passed.")
+    return TestResult(config.compliance_name, points, config.compliance_points, "\n".join(lines) + "\n",
+                      config.compliance_visibility, kind="compliance")
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "opponent"
+
+
+def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out: Path,
+          jobs: int, play: Any = None) -> TestResult:
+    folder = out / "games" / slug(opponent.name)
+    series = make_config(config.game, [submission.command, opponent.player], config.boards,
+                         config.games_per_opponent, config.seed, folder, config.base_dir,
+                         config.variant, config.policy, config.settings, config.limits,
+                         names=["submission", opponent.name], sandbox=config.sandbox)
+    summary = run_series(series, max(1, jobs), play, log=io.StringIO())
+    if summary.failure:
+        raise GradingError(f"grading stopped: {summary.failure}")
+    records = sorted(Journal(folder).load(), key=lambda r: r.key)
+    games = len(records)
+    points = sum(r.points(0) for r in records)
+    fraction = points / games if games else 0.0
+    score = opponent.points_for(fraction)
+    rotations: dict[str, list[GameRecord]] = {}
+    for record in records:
+        rotations.setdefault(record.table, []).append(record)
+    pairs = list(rotations.values())
+    estimate = elo_interval(pentanomial([sum(r.points(0) for r in pair) for pair in pairs])) \
+        if len(series.entrants) == 2 and pairs else None
+    lines = [f"**{_pct(fraction)}** of the points against {opponent.name} "
+             f"({points:g} of {games}: win 1, draw 1/2, loss 0) -> **{score:g} / {opponent.points:g}** "
+             f"(full at {_pct(opponent.full_at)} or more, none at {_pct(opponent.zero_at)} or less)", ""]
+    if estimate is not None:
+        lines += ["Elo against " + opponent.name + ": "
+                  + describe_elo(estimate, same_games(pairs), len(config.boards) == 1,
+                                 "submission"), ""]
+    lines += _record_table(config, records)
+    faults = [f for r in records for f in _faults(folder, r)]
+    if faults:
+        lines += ["", "Worst faults:"]
+        lines += [f"- {f.text()}" for f in worst(faults)]
+    lines += ["", f"Replays: {folder.name}/games/ in the grader's results "
+                  f"(`referee replay FOLDER`)."]
+    elo = None if estimate is None else (estimate.elo if abs(estimate.elo) != float("inf") else None)
+    return TestResult(opponent.name, score, opponent.points, "\n".join(lines) + "\n", opponent.visibility,
+                      fraction=fraction, games=games, elo=elo)
+
+
+def _faults(folder: Path, record: GameRecord) -> list[Fault]:
+    seat = record.seat_of(0)
+    faults = seat_faults(folder / record.folder, seat)
+    for fault in faults:
+        fault.message = f"game {record.key}: {fault.message}" if fault.message else fault.message
+    return faults
+
+
+def _record_table(config: GradingConfig, records: list[GameRecord]) -> list[str]:
+    """W/D/L per board (rows) and seat (columns)."""
+    seats = max((len(r.seats) for r in records), default=2)
+    names = ["default" if b is None else b.name for b in config.boards]
+    lines = ["| board | " + " | ".join(f"as player {s}" for s in range(1, seats + 1)) + " |",
+             "|---" * (seats + 1) + "|"]
+    for index, name in enumerate(names):
+        cells = []
+        for seat in range(1, seats + 1):
+            marks = [RESULT[r.result_of(0)] for r in records if r.board == index and r.seat_of(0) == seat]
+            cells.append(" ".join(marks) or "-")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.0f}%" if abs(100 * value - round(100 * value)) < 1e-9 else f"{100 * value:.1f}%"

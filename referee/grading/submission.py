@@ -1,0 +1,220 @@
+"""How a submitted folder runs.
+
+A student's folder (made by ``referee new-player``) holds a small manifest,
+``referee-player.yaml``, that says its language, how it is built and how it
+runs, so that no grader has to guess and no student can get it wrong.  A
+folder without one is still graded: ``player.py`` runs as Python,
+``player.cpp`` is built with the documented command.  The folder is copied
+before anything runs (the student's files are never changed, build products
+land in the copy), and a Python folder that lacks the SDK copy gets the
+bundled one beside ``player.py``, so that ``from referee_sdk import ...``
+works exactly as it did on the student's machine.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from referee import resources
+from referee.core.errors import InputError
+from referee.core.settings import load_yaml
+
+MANIFEST = "referee-player.yaml"
+LANGUAGES = ("python", "cpp")
+MANIFEST_KEYS = ("language", "build", "run", "persistent")
+CPP_BUILD = "g++ -std=c++14 -O2 -o player player.cpp"
+"""The documented C++ build (the same line new-player's README gives)."""
+DEFAULTS = {"python": {"run": "python3 player.py", "build": None},
+            "cpp": {"run": "./player", "build": CPP_BUILD}}
+SOURCES = {"python": "player.py", "cpp": "player.cpp"}
+BUILD_TIMEOUT = 300.0  # seconds a build may take
+MAX_BYTES = 64 * 1024 * 1024  # a bigger submission is refused before it is copied
+OUTPUT_KEPT = 4000  # characters of a build's output shown in the grade
+SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "step_logs", ".git")
+
+
+class SubmissionError(Exception):
+    """The submission cannot be run at all (a graded failure, never a
+    traceback): missing files, a bad manifest, a failed build."""
+
+
+@dataclass
+class Submission:
+    """A staged submission, ready to play."""
+
+    folder: Path          # the working copy the program runs from
+    language: str
+    run: str              # the command, relative to ``folder``
+    build: str | None
+    persistent: bool = False
+    build_output: str = ""
+    notes: tuple[str, ...] = ()  # what was decided for the student (said in the grade)
+
+    @property
+    def command(self) -> str:
+        """The ``--player`` value, with absolute paths (see make_agent)."""
+        from referee.core.players import _absolutize
+
+        if self.run.startswith(("builtin:", "persistent:builtin:")):
+            return self.run
+        if self.run.startswith("persistent:"):
+            return "persistent:" + shlex.join(_absolutize(shlex.split(self.run[11:]), self.folder))
+        words = _absolutize(shlex.split(self.run), self.folder)
+        text = shlex.join(words)
+        return f"persistent:{text}" if self.persistent else text
+
+
+def manifest_text(language: str) -> str:
+    """What ``new-player`` writes beside the template."""
+    defaults = DEFAULTS[language]
+    lines = ["# How graders run this player (referee grade, referee check-bot).",
+             "# Keep it in the folder you hand in; change run: only if you rename player files.",
+             f"language: {language}"]
+    if defaults["build"]:
+        lines.append(f"build: {defaults['build']}")
+    lines += [f"run: {defaults['run']}", "persistent: false"]
+    return "\n".join(lines) + "\n"
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The folder's manifest, checked (an InputError names the line)."""
+    path = folder / MANIFEST
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(path)) from None
+    try:
+        data = load_yaml(text) or {}
+    except (yaml.YAMLError, ValueError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}", str(path),
+                         mark.line + 1 if mark else None) from None
+    return check_manifest(data, str(path), text)
+
+
+def check_manifest(data: Any, source: str, text: str = "") -> dict[str, Any]:
+    """The keys a manifest (or a grading config's ``submission:``) may hold."""
+    def line(key: str) -> int | None:
+        for number, row in enumerate(text.splitlines(), 1):
+            if row.strip().startswith(f"{key}:"):
+                return number
+        return None
+
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping (language:, build:, run:, persistent:)", source)
+    for key, value in data.items():
+        if key not in MANIFEST_KEYS:
+            raise InputError(f"unknown key {key!r}; the keys are: {', '.join(MANIFEST_KEYS)}",
+                             source, line(str(key)))
+        if key == "persistent" and not isinstance(value, bool):
+            raise InputError(f"persistent: expected true or false, got {value!r}", source, line(key))
+        if key != "persistent" and value is not None and not (isinstance(value, str) and value.strip()):
+            raise InputError(f"{key}: expected a non-empty string, got {value!r}", source, line(key))
+    if data.get("language") is not None and data["language"] not in LANGUAGES:
+        raise InputError(f"language: {data['language']!r} is not one of: {', '.join(LANGUAGES)}",
+                         source, line("language"))
+    return dict(data)
+
+
+def find_root(folder: Path) -> Path:
+    """Where the player is: the folder, or its only subfolder when a zip
+    unpacked to ``mybot/player.py`` (the usual way students hand in)."""
+    if _looks_like_player(folder):
+        return folder
+    entries = [p for p in folder.iterdir() if not p.name.startswith((".", "__MACOSX"))]
+    if len(entries) == 1 and entries[0].is_dir() and _looks_like_player(entries[0]):
+        return entries[0]
+    return folder
+
+
+def _looks_like_player(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in (MANIFEST, *SOURCES.values()))
+
+
+def folder_size(folder: Path, cap: int = MAX_BYTES) -> int:
+    """Bytes in ``folder`` (links not followed), counting stops past ``cap``."""
+    total = 0
+    for root, dirs, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+            if total > cap:
+                return total
+    return total
+
+
+def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -> Submission:
+    """Copy ``source`` to ``work`` and say how it runs; SubmissionError with
+    what to fix when it cannot.  ``override`` (the grading config's
+    ``submission:``) wins over the folder's manifest, key by key."""
+    source = Path(source)
+    if not source.is_dir():
+        raise SubmissionError(f"{source}: no such folder (nothing was submitted?)")
+    if folder_size(source) > MAX_BYTES:
+        raise SubmissionError(f"the submission is over {MAX_BYTES // 2**20} MB; hand in the source files only")
+    root = find_root(source)
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(root, work, symlinks=True, ignore=SKIPPED)
+    notes: list[str] = []
+    manifest: dict[str, Any] = {}
+    if (work / MANIFEST).is_file():
+        try:
+            manifest = read_manifest(work)
+        except InputError as exc:
+            raise SubmissionError(f"{MANIFEST}: {exc.message}"
+                                  + (f" (line {exc.line})" if exc.line else "")) from None
+    manifest.update({k: v for k, v in (override or {}).items() if v is not None})
+    language = manifest.get("language") or _guess_language(work)
+    if language is None:
+        found = ", ".join(sorted(p.name for p in work.iterdir())[:12]) or "nothing"
+        raise SubmissionError(f"no player.py or player.cpp (nor {MANIFEST}) in the submission; "
+                              f"found: {found}")
+    defaults = DEFAULTS[language]
+    run = manifest.get("run") or defaults["run"]
+    build = manifest.get("build", defaults["build"])
+    if language == "python" and not (work / "referee_sdk").is_dir():
+        shutil.copytree(resources.players_dir() / "sdk" / "python" / "referee_sdk", work / "referee_sdk",
+                        ignore=SKIPPED)
+        notes.append("no referee_sdk/ folder was handed in: the bundled SDK was used")
+    return Submission(work, language, run, build, bool(manifest.get("persistent", False)),
+                      notes=tuple(notes))
+
+
+def _guess_language(folder: Path) -> str | None:
+    for language, name in SOURCES.items():
+        if (folder / name).is_file():
+            return language
+    return None
+
+
+def build(submission: Submission, timeout: float = BUILD_TIMEOUT) -> None:
+    """Run the build command in the working copy; SubmissionError with the
+    compiler's own words when it fails."""
+    if not submission.build:
+        return
+    try:
+        argv = shlex.split(submission.build)
+    except ValueError as exc:
+        raise SubmissionError(f"cannot read the build command {submission.build!r}: {exc}") from None
+    if shutil.which(argv[0]) is None:
+        raise SubmissionError(f"the build needs {argv[0]!r}, which is not installed on the grader")
+    try:
+        proc = subprocess.run(argv, cwd=submission.folder, capture_output=True, text=True,
+                              errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise SubmissionError(f"the build ({submission.build}) took over {timeout:g} s") from None
+    output = (proc.stdout + proc.stderr).strip()
+    submission.build_output = output[-OUTPUT_KEPT:]
+    if proc.returncode != 0:
+        raise SubmissionError(f"the build failed ({submission.build}, exit {proc.returncode}):\n"
+                              + (submission.build_output or "(no output)"))
