@@ -134,6 +134,7 @@ def test_every_line_chains_to_the_one_before_and_result_names_the_last(finished)
 
 FILL_UP = """
 import resource, signal, sys
+sys.dont_write_bytecode = True  # a .pyc written under the limit would be cut short, for every later run
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
 resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
 sys.argv = ["referee", *sys.argv[1:]]
@@ -152,7 +153,8 @@ def test_a_full_disk_costs_one_line_and_no_half_files(tmp_path, limit):
         [sys.executable, "-c", FILL_UP.format(limit=limit), "play", "cantris",
          "--player", "builtin:greedy", "--player", "builtin:random", "--seed", "4",
          "--board", str(BOARDS / "cantris" / "10x5-1.txt"), "--out", str(out), "--quiet",
-         "--sandbox", "none"], capture_output=True, text=True, timeout=120)
+         "--sandbox", "none", "--pass-env", "PYTHONDONTWRITEBYTECODE"], capture_output=True, text=True,
+        timeout=120, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))  # players inherit the limit too
     assert proc.returncode == 4, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len([ln for ln in lines if not ln.startswith("referee: warning")]) == 1
