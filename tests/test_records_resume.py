@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import os
 import socket
+import tempfile
 from pathlib import Path
 
 import yaml
 
 from conftest import BOARDS, referee
+from referee.core import trees
 
 
 def _tournament(tmp_path: Path) -> tuple[Path, Path]:
@@ -78,15 +80,21 @@ def test_resume_replaces_an_unfinished_game_whatever_its_player_left(tmp_path):
     os.close(deep)
     os.mkfifo(seat / "fifo")
     sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(seat / "sock"))
+    short = Path(tempfile.mkdtemp(dir="/tmp"))  # a socket's path is at most 107 bytes
+    sock.bind(str(short / "s"))
+    os.rename(short / "s", seat / "sock")
+    short.rmdir()
     os.symlink("loop", seat / "loop")
     (seat / "new\nline").write_text("x")
     (seat / "locked").mkdir()
     (seat / "locked" / "f").write_text("x")
     os.chmod(seat / "locked", 0)
 
-    again = referee("tournament", config, "--resume")
-    sock.close()
+    try:
+        again = referee("tournament", config, "--resume")
+    finally:  # pytest's own clean-up of old temporary folders recurses: no deep tree may stay
+        sock.close()
+        trees.remove_tree(seat / "d")
     assert again.returncode == 0, again.stderr
     assert (out / "standings.csv").read_text() == standings
     assert (folder / "result.yaml").exists() and not (seat / "d").exists()

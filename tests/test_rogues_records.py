@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from conftest import BOARDS, read_log, referee
+from referee.core import trees
 from test_rogues import MODES, Rogue, check_rogue, run_rogue
 
 def _deep(where: str, depth: int = 1500) -> str:
@@ -63,7 +64,11 @@ ROGUES: dict[str, Rogue] = {
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
     proc, out, survivors = run_rogue(tmp_path, name, mode, rogue)
-    check_rogue(rogue, mode, proc, out, survivors)
+    try:
+        check_rogue(rogue, mode, proc, out, survivors)
+    except BaseException:  # pytest's own clean-up of old temporary folders recurses: no deep tree may stay
+        trees.remove_tree(out)
+        raise
     first = read_log(out)[0]
     if rogue.verdict == "DISK_LIMIT":
         assert "its folder was emptied" in first["message"]
