@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
+import sys
+from pathlib import Path
 
 import yaml
 
@@ -13,6 +16,9 @@ import pytest
 
 from conftest import BOARDS, PYTHON_SDK, play_match, read_log, referee
 from referee.core import seats
+from referee.core.runner import Limits
+from referee.core.sandbox import NONE
+from referee.core.seats import SeatHost
 
 pytestmark = pytest.mark.skipif(not seats.available(), reason="persistent players need a seat host")
 
@@ -334,3 +340,43 @@ def test_a_flood_of_lines_then_done_is_read_whole():
 
     flood = b"x\n" * 200_000 + b"done\nnext\n"
     assert seathost._done_line(flood) == (True, 400_000, 400_005)
+
+
+KEEPS_TICKING = '''
+import sys, threading, time
+ticks = 0
+def tick():
+    global ticks
+    while True:
+        ticks += 1
+        time.sleep(0.001)
+threading.Thread(target=tick, daemon=True).start()
+for line in sys.stdin:
+    open("decision.txt", "w").write(str(ticks))
+    print("done", flush=True)
+'''
+
+
+@pytest.mark.skipif(not seats.available(), reason="needs a seat host")
+def test_a_persistent_player_is_stopped_from_done_to_its_next_step(tmp_path):
+    """Not merely charged for what it does between steps: it does nothing
+    (its state is T, stopped, whenever its step is over), and it is woken
+    for the next one."""
+    seat_dir = tmp_path / "players" / "p1"
+    (seat_dir / "step_logs").mkdir(parents=True)
+    program = tmp_path / "ticks.py"
+    program.write_text(KEEPS_TICKING)
+    host = SeatHost(seat_dir, NONE)
+    limits = Limits(soft_time=5, hard_time=10)
+    try:
+        for step in (1, 2, 3):
+            run = host.run([sys.executable, str(program)], {"PATH": os.defpath}, limits,
+                           seat_dir / "out.txt", seat_dir / "err.txt", persistent_step=step)
+            assert run.exit_code == 0 and (seat_dir / "decision.txt").read_text().isdigit()
+            players = [int(p) for p in Path(f"/proc/{host.proc.pid}/task/{host.proc.pid}/children")
+                       .read_text().split()]
+            assert len(players) == 1
+            state = Path(f"/proc/{players[0]}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            assert state == "T", f"after step {step} the player is {state}, not stopped"
+    finally:
+        host.close()

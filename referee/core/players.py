@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Protocol, Sequence, TextIO
 
-from referee import resources
-
 from . import files
 from .errors import InputError
 from .game import DecisionError, Game, GameState
@@ -24,12 +22,6 @@ from .seats import SeatHost
 DECISION_FILE = "decision.txt"
 PERSISTENT = "persistent:"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
-
-
-def players_dir() -> Path:
-    """The built-in players and SDKs, wherever this install keeps them
-    (a checkout's ``players/`` or the wheel's bundled copy)."""
-    return resources.players_dir()
 
 
 def builtin_names(game: Game | str) -> list[str]:
