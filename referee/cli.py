@@ -204,6 +204,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     def conf_flag(value: bool | None, key: str) -> bool:
         return bool(conf.get(key, False)) if value is None else value
 
+    passed_env = env_names(list(pass_env)) if pass_env else conf.get("pass_env", [])
     player_list = list(players) or list(conf.get("players") or conf.get("player") or [])
     if not player_list:
         raise InputError("no players: give --player CMD once per seat")
@@ -220,7 +221,8 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                     else seed_value(conf.get("seed"), str(config)), out=out or conf_path("out"),
                     policy=policy or conf.get("policy"), settings=settings, limits=limits,
                     names=conf.get("names"), replace=conf_flag(replace, "replace"), base=base,
-                    sandbox=sandbox or str(conf.get("sandbox") or "auto"), resume=resume)
+                    sandbox=sandbox or str(conf.get("sandbox") or "auto"), resume=resume,
+                    pass_env=passed_env)
         return
     if color is None:
         color = conf.get("color")
@@ -236,7 +238,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                      settings=settings, limits=limits, names=conf.get("names"),
                      quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
                      sandbox=sandbox or str(conf.get("sandbox") or "auto"),
-                     pass_env=env_names(list(pass_env)) if pass_env else conf.get("pass_env", []),
+                     pass_env=passed_env,
                      browser=not no_browser)
     prepared = prepare(spec)
     preflight.check_match(prepared)  # a command that cannot start fails here, not every step

@@ -22,6 +22,37 @@ PYTHON_SDK = ROOT / "players" / "sdk" / "python"
 needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 
 
+# The quick tier (`make check`, under a minute on 2 cores): the rules, property
+# and unit tests, and end-to-end cases that each run the installed command a few
+# times.  Every other module is marked `slow` and runs only in `make test`; a
+# new module starts there and joins this list once it is quick (`--durations`).
+QUICK_MODULES = {
+    "test_blackhole_props.py", "test_blackhole_rules.py", "test_cantris_props.py",
+    "test_cantris_rules.py", "test_new_user_messages.py", "test_playthroughs.py",
+    "test_quoridor_clusters.py", "test_quoridor_paths.py", "test_quoridor_props.py",
+    "test_quoridor_rules.py", "test_ratings.py", "test_registry.py", "test_resources.py",
+    "test_strict_input.py", "test_swiss.py", "test_tessella_props.py",
+    "test_tessella_rules.py", "test_tournament_config.py", "test_tournament_formats.py",
+    "test_tournament_runner.py", "test_tsuro_props.py", "test_tsuro_rules.py",
+}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Everything outside the quick modules is `slow`."""
+    for item in items:
+        if item.path.name not in QUICK_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """`make check` (``-m "not slow"``) does not even import the other
+    modules: collecting the whole suite costs each worker seconds of CPU."""
+    if config.getoption("markexpr", "").strip() == "not slow" and collection_path.suffix == ".py" \
+            and collection_path.name.startswith("test_") and collection_path.name not in QUICK_MODULES:
+        return True
+    return None
+
+
 # A test module that defines a fixture built once per module (a wheel and its
 # venv, a Dask cluster, matches several tests only read).
 MODULE_FIXTURE = re.compile(r"@pytest\.fixture\(\s*scope\s*=\s*[\"'](?:module|session)[\"']")

@@ -167,3 +167,14 @@ def test_check_game_command_exits_1_and_names_the_function(countdown, tmp_path):
     ok = subprocess.run([sys.executable, "-m", "referee", "check-game", "cantris", "--playouts", "2",
                          "--check", "determinism"], capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0 and "every check passed" in ok.stdout
+
+
+def test_without_hypothesis_the_kit_fuzzes_with_its_own_mutator(countdown, monkeypatch):
+    """hypothesis is the kit's optional extra: without it the codecs are
+    still fuzzed (seeded mutations of a real board and decision)."""
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # import hypothesis -> ImportError
+    name = countdown("cdfuzz2", "fuzz")
+    (result,) = run_checks(name, 4, only=["codec_fuzz"])
+    assert result.failures and "raised IndexError (a tab), not DecisionError" in result.failures[0]
+    (clean,) = run_checks("cantris", 2, only=["codec_fuzz"])
+    assert clean.failures == []

@@ -3,80 +3,29 @@ platform's schema, whole-class runs, and honest statistics.
 
 Submissions are real folders (tests/seed_players/grading/) played by real
 processes on a small Cantris board, one game per seat, so the module stays
-quick; the autograder packages are tested end to end in test_autograder.py."""
+quick; test_grading_formats.py grades two submissions once for its tests,
+and test_autograder_*.py run the autograder packages end to end."""
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import sys
-from pathlib import Path
 
-import jsonschema
 import pytest
 
-from conftest import BOARDS, needs_gpp, referee
+from conftest import needs_gpp, referee
+from grading_kit import BOARD, CONFIG, python3_first, submission, validate, write_config
 from referee.core.errors import InputError
 from referee.grading import config as grading_config
 from referee.grading.classroom import folder_hash
-from referee.grading.formats import FORMATS, render, schema_path
+from referee.grading.formats import render
 from referee.grading.gauntlet import grade
 from referee.grading.submission import MANIFEST
 from referee.tournament.ratings import EloEstimate, describe_elo, elo_interval, sweep_bound
 
-SEEDS = Path(__file__).parent / "seed_players" / "grading"
-BOARD = BOARDS / "cantris" / "6x3-1.txt"
-
-CONFIG = f"""\
-game: cantris
-boards: [{BOARD}]
-games_per_board: 1
-limits: {{time_limit: 2, hard_time: 3}}
-compliance: {{points: 10}}
-opponents:
-  - player: builtin:random
-    points: 30
-    full_at: 0.75
-    zero_at: 0.25
-  - player: builtin:greedy
-    name: staff greedy
-    points: 30
-    full_at: 0.5
-    zero_at: 0.0
-    visibility: after_due_date
-"""
-
 
 @pytest.fixture(autouse=True)
 def python3_is_this_python(monkeypatch):
-    """Submissions run ``python3 player.py`` (their manifest): here that is
-    the test venv's Python, as run_autograder makes it the package's."""
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-
-
-def submission(tmp_path: Path, name: str, sdk: bool = True) -> Path:
-    """A seed player handed in as new-player makes it (SDK copy and
-    manifest), or as player.py alone (``sdk=False``)."""
-    folder = tmp_path / "hand-in" / name
-    if sdk:
-        assert referee("new-player", "cantris", folder).returncode == 0
-    else:
-        folder.mkdir(parents=True)
-    shutil.copyfile(SEEDS / name / "player.py", folder / "player.py")
-    return folder
-
-
-def write_config(tmp_path: Path, text: str = CONFIG) -> Path:
-    path = tmp_path / "course" / "grading.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def validate(fmt: str, text: str) -> dict:
-    data = json.loads(text.strip().splitlines()[-1] if fmt == "autolab" else text)
-    jsonschema.validate(data, json.loads(schema_path(fmt).read_text()))
-    return data
+    monkeypatch.setenv("PATH", python3_first())
 
 
 # ----- the config ----------------------------------------------------------------
@@ -107,6 +56,7 @@ def test_partial_credit_is_linear_between_zero_at_and_full_at(tmp_path):
 
 # ----- check-bot -------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_check_bot_passes_a_good_folder_even_without_its_sdk_copy(tmp_path):
     folder = submission(tmp_path, "good", sdk=False)
     proc = referee("check-bot", "cantris", "--player", folder, "--board", BOARD,
@@ -126,6 +76,7 @@ def test_check_bot_passes_a_good_folder_even_without_its_sdk_copy(tmp_path):
     assert refused.returncode == 2 and (notes / "thesis.tex").read_text() == "precious"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, failed, says", [
     ("crash_at_3", 2, "crashing on purpose at step 3"),
     ("illegal", 2, "(99, 99) is off the 6x3 board"),
@@ -139,47 +90,30 @@ def test_check_bot_names_each_failure_and_what_to_fix(tmp_path, name, failed, sa
     assert says in proc.stdout
 
 
-# ----- one submission: points and every format ---------------------------------------
-
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """The good bot and the crashing one, graded once for the module."""
-    tmp_path = tmp_path_factory.mktemp("graded")
-    old = os.environ["PATH"]
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{old}"
-    try:
-        config = grading_config.load(write_config(tmp_path))
-        return {name: grade(config, submission(tmp_path, name, sdk=name != "good"), tmp_path / name)
-                for name in ("good", "crash_at_3")}
-    finally:
-        os.environ["PATH"] = old
+@pytest.mark.slow
+def test_check_bot_knows_a_persistent_player_from_one_that_exits_every_step(tmp_path):
+    assert referee("new-player", "cantris", tmp_path / "bot").returncode == 0
+    (tmp_path / "exits.py").write_text(EXITS_EVERY_STEP)
+    speaks = referee("check-bot", "cantris", "--player", f"persistent:{sys.executable} bot/player.py",
+                     "--board", BOARD, "--out", tmp_path / "c1", cwd=tmp_path)
+    assert speaks.returncode == 0 and "PASS  speaks the persistent protocol" in speaks.stdout, speaks.stdout
+    exits = referee("check-bot", "cantris", "--player", f"persistent:{sys.executable} exits.py",
+                    "--board", BOARD, "--out", tmp_path / "c2", cwd=tmp_path)
+    assert exits.returncode == 1 and exits.stdout.count("PASS") == 3
+    assert "FAIL  speaks the persistent protocol: it had to be started again at" in exits.stdout
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_every_format_validates_against_its_platforms_schema(graded, fmt):
-    for result in graded.values():
-        data = validate(fmt, render(result, fmt))
-        if fmt == "gradescope":
-            assert data["score"] == sum(t["score"] for t in data["tests"])
-            assert [t["visibility"] for t in data["tests"]] == ["visible", "visible", "after_due_date"]
-        if fmt == "prairielearn":
-            assert data["gradable"] is True and 0 <= data["score"] <= 1
-            assert data["tests"][2]["output"].startswith("Details are hidden")
-        if fmt == "autolab":
-            assert set(data["scores"]) == {"Compliance (referee check-bot)", "random", "staff greedy"}
-        if fmt == "github":
-            assert data["max_score"] == 70
-
-
-def test_points_follow_the_config(graded):
-    good, crash = graded["good"], graded["crash_at_3"]
-    assert good.tests[0].score == 10 and good.score > crash.score
-    assert crash.tests[0].score == pytest.approx(10 / 3, abs=0.01)  # it answered its first turn
-    assert [t.score for t in crash.tests[1:]] == [0, 0]  # it forfeits every game
-    output = crash.tests[1].output
-    assert "| 6x3-1.txt | L | L |" in output and "crashing on purpose" in output
-    assert "CRASH" in output and "Replays:" in output
-    assert "Note: no referee_sdk/ folder was handed in" in good.tests[0].output
+EXITS_EVERY_STEP = """\
+# Answers one step (after 'step K' on stdin, as the protocol says), then exits without 'done'.
+import sys
+sys.stdin.readline()
+rows = [line.split() for line in open("Board.txt") if line.strip()]
+for r in range(len(rows) - 1, -1, -1):
+    for c, value in enumerate(rows[r]):
+        if value != "0":
+            open("decision.txt", "w").write(f"{r} {c}\\n")
+            raise SystemExit
+"""
 
 
 def test_a_missing_or_unrunnable_submission_is_graded_not_a_traceback(tmp_path):
@@ -214,6 +148,7 @@ def test_a_cpp_build_failure_is_a_graded_explained_failure(tmp_path):
 
 # ----- a class ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     config = write_config(tmp_path)
     submission(tmp_path, "syntax_error")
@@ -263,6 +198,7 @@ def test_a_clean_sweep_gives_a_lower_bound_not_infinity():
     assert "all 4 pairs were the same game" in describe_elo(same, True, True, "A")
 
 
+@pytest.mark.slow
 def test_a_series_of_deterministic_players_on_one_board_says_so(tmp_path):
     proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:greedy",
                    "--board", BOARD, "--games", "4", "--out", tmp_path / "s", cwd=tmp_path)

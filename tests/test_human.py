@@ -128,8 +128,9 @@ def test_a_human_is_never_late_and_a_resignation_is_resigned_everywhere(tmp_path
         return next(answers)
 
     out = tmp_path / "m"
+    # hard_time far away: the bot's steps (LATE at most) must not end the match on a busy machine
     prepared = prepare(MatchSpec(game="cantris", players=["human", "builtin:random"], seed=1,
-                                 out=out, settings={"soft_time": 0.05}))
+                                 out=out, settings={"soft_time": 0.05, "hard_time": 120}))
     prepared.agents[0] = HumanAgent(prepared.game, read=slow, out=io.StringIO())
     Match(prepared, Observer()).run()
     log = read_log(out)

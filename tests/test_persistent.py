@@ -5,6 +5,10 @@ that dies, hangs or is killed starts again at its next step."""
 from __future__ import annotations
 
 import json
+import marshal
+import os
+import sys
+from pathlib import Path
 
 import yaml
 
@@ -12,6 +16,9 @@ import pytest
 
 from conftest import BOARDS, PYTHON_SDK, play_match, read_log, referee
 from referee.core import seats
+from referee.core.runner import Limits
+from referee.core.sandbox import NONE
+from referee.core.seats import SeatHost
 
 pytestmark = pytest.mark.skipif(not seats.available(), reason="persistent players need a seat host")
 
@@ -220,6 +227,47 @@ def test_players_start_before_the_match_and_their_start_up_cpu_counts_at_their_f
     assert referee("replay", out, "--verify").returncode == 0
 
 
+def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, monkeypatch):
+    # What only the first step had to do is done before its clock starts: the
+    # player started and idle (start_ms), the host told the whole environment,
+    # and the referee's worker thread (see core.later) started, its first
+    # jobs done.  Started at step 1's hand-over, that thread held the first
+    # reply for 55-60 ms (150+ on a busy machine): player 1 was LATE at step 1
+    # under --time-limit 0.1 through no fault of its own.
+    from referee.core.later import Later
+    from referee.core.match import MatchSpec, run_match
+
+    handovers: list[tuple[bool, int]] = []
+    requests: list[dict] = []
+    go, ask = Later.go, seats.SeatHost._ask
+
+    def recording_go(self):
+        handovers.append((bool(self._pool is not None and self._pool._threads), len(self._queued)))
+        go(self)
+
+    def recording_ask(self, request, deadline, meanwhile=None):
+        requests.append(marshal.loads(bytes.fromhex(request.decode().strip())))
+        return ask(self, request, deadline,
+                   None if meanwhile is None else lambda: (recording_go(meanwhile.__self__)))
+
+    monkeypatch.setattr(seats.SeatHost, "_ask", recording_ask)
+    program = f"persistent:{_program(make_player)}"
+    out = tmp_path / "m"
+    run_match(MatchSpec("cantris", [program, program], board=BOARDS / "cantris" / "8x4-1.txt",
+                        seed=4, out=out))
+    records = read_log(out)
+    assert len(records) > 4 and all(r["verdict"] == "OK" for r in records)
+    firsts = [next(i for i, r in enumerate(records) if r["player"] == seat) for seat in (1, 2)]
+    assert [i for i, r in enumerate(records) if "start_ms" in r] == sorted(firsts)
+    assert len(handovers) == len(requests) == len(records)
+    thread_up, queued = handovers[0]
+    assert thread_up and queued == 0, handovers[0]  # step 1: nothing of the referee's left to start
+    assert all(up for up, _ in handovers)
+    for request in (requests[i] for i in firsts):  # each seat's first step: only what changed
+        assert request["persistent"] and "env" not in request, sorted(request)
+        assert set(request.get("env_changes", {})) <= {"REFEREE_STEP"}, request
+
+
 def test_a_player_that_dies_while_it_starts_gets_the_verdict_at_its_first_step(tmp_path, make_player):
     out = tmp_path / "m"
     play_match("cantris", out, f"persistent:{_program(make_player, startup='raise SystemExit(3)')}",
@@ -292,3 +340,43 @@ def test_a_flood_of_lines_then_done_is_read_whole():
 
     flood = b"x\n" * 200_000 + b"done\nnext\n"
     assert seathost._done_line(flood) == (True, 400_000, 400_005)
+
+
+KEEPS_TICKING = '''
+import sys, threading, time
+ticks = 0
+def tick():
+    global ticks
+    while True:
+        ticks += 1
+        time.sleep(0.001)
+threading.Thread(target=tick, daemon=True).start()
+for line in sys.stdin:
+    open("decision.txt", "w").write(str(ticks))
+    print("done", flush=True)
+'''
+
+
+@pytest.mark.skipif(not seats.available(), reason="needs a seat host")
+def test_a_persistent_player_is_stopped_from_done_to_its_next_step(tmp_path):
+    """Not merely charged for what it does between steps: it does nothing
+    (its state is T, stopped, whenever its step is over), and it is woken
+    for the next one."""
+    seat_dir = tmp_path / "players" / "p1"
+    (seat_dir / "step_logs").mkdir(parents=True)
+    program = tmp_path / "ticks.py"
+    program.write_text(KEEPS_TICKING)
+    host = SeatHost(seat_dir, NONE)
+    limits = Limits(soft_time=5, hard_time=10)
+    try:
+        for step in (1, 2, 3):
+            run = host.run([sys.executable, str(program)], {"PATH": os.defpath}, limits,
+                           seat_dir / "out.txt", seat_dir / "err.txt", persistent_step=step)
+            assert run.exit_code == 0 and (seat_dir / "decision.txt").read_text().isdigit()
+            players = [int(p) for p in Path(f"/proc/{host.proc.pid}/task/{host.proc.pid}/children")
+                       .read_text().split()]
+            assert len(players) == 1
+            state = Path(f"/proc/{players[0]}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            assert state == "T", f"after step {step} the player is {state}, not stopped"
+    finally:
+        host.close()

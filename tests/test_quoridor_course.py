@@ -13,8 +13,6 @@ from __future__ import annotations
 import importlib
 import json
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -99,12 +97,12 @@ def test_logger_writes_and_errors_to_stderr_also_called_on_the_class(capsys):
 
 
 def test_what_move_returned_is_named_in_the_course_form():
-    assert course_api.decision_text(course_api.PlayerMove(-1, False, -1, -1, -1, -1)) == \
+    assert course_api.returned_decision(course_api.PlayerMove(-1, False, -1, -1, -1, -1)) == \
         "PlayerMove(-1, False, -1, -1, -1, -1)"
-    assert course_api.decision_text(None) == "move() returned None, not a PlayerMove"
+    assert course_api.returned_decision(None) == "move() returned None, not a PlayerMove"
     numpy = pytest.importorskip("numpy")
     move = course_api.PlayerMove(numpy.int64(1), 1, numpy.int64(8), 4, 7, 4)
-    assert course_api.decision_text(move) == "PlayerMove(1, True, 8, 4, 7, 4)"
+    assert course_api.returned_decision(move) == "PlayerMove(1, True, 8, 4, 7, 4)"
 
 
 def test_chance_is_seeded_per_call_random_and_numpy():
@@ -252,6 +250,24 @@ def test_part1_gives_each_layout_a_new_module_instance(tmp_path, contract):
     module.write_text(GLOBAL_BOARD)
     text, code = check(str(module), contract=contract)
     assert code == 0 and "score: 100.0% (720/720)" in text, text
+
+
+def test_part1_on_a_course_config_asks_every_question_of_its_layout(tmp_path):
+    config = tmp_path / "config.txt"
+    config.write_text("PLAYER_MODULES team\nPART_ONE True\n# PRE_MOVE PlayerMove(1,False,0,1,2,1)\n"
+                      "PRE_MOVE PlayerMove(1,False,7,3,7,5)\nPRE_MOVE PlayerMove(1,False,7,5,7,7)\n"
+                      "PRE_MOVE PlayerMove(1,False,7,6,9,6)\n")
+    proc = referee("check", "quoridor-part1", "--course", "--config", config, PART1)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "get_neighbors: 81/81 cases passed" in proc.stdout
+    assert "get_shortest_path: 6561/6561 cases passed" in proc.stdout
+    crashed = referee("check", "quoridor-part1", "--course", "--premoves",
+                      "PlayerMove(1,False,7,3,7,5); W 1 0 1 2", TEAM)
+    assert crashed.returncode == 1 and "get_neighbors: 0/81 cases passed" in crashed.stdout
+    assert "init/last_move crashed on 1 of 1 layouts" in crashed.stdout
+    config.write_text("PRE_MOVE PlayerMove(1,False,7,3,7,5)\nPRE_MOVE PlayerMove(1,False,7,4,7,6)\n")
+    bad = referee("check", "quoridor-part1", "--course", "--config", config, PART1)
+    assert bad.returncode == 2 and f"{config}:2:" in bad.stderr and "overlaps" in bad.stderr, bad.stderr
 
 
 def test_part1_through_the_cli_with_a_package_folder():

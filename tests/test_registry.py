@@ -164,3 +164,28 @@ def test_the_command_line_names_the_broken_package_and_plays_on(tmp_path):
         ok = run("validate", game, str(ROOT / "boards" / "blackhole" / "standard.txt"))
         assert ok.returncode == 0, ok.stderr
         assert ok.stdout.strip().endswith(": ok")
+
+
+def test_two_scenes_for_one_game_or_a_broken_scene_say_which_package(plugins, tmp_path):
+    from referee.web.scenes import scene_module
+
+    root = plugins("bh-scenes", {"bh3": "bh_scenes:GAME"}, {"bh_scenes.py": RENAMED.format(name="bh3")})
+    info = next(root.glob("*.dist-info"))
+    (info / "entry_points.txt").write_text("[referee.games]\nbh3 = bh_scenes:GAME\n"
+                                           "[referee.scenes]\nbh3 = no_such_scene_module\n")
+    registry.refresh()
+    with pytest.raises(InputError, match=r"the replay scene of 'bh3' \(no_such_scene_module\) failed "
+                                         r"to load: ModuleNotFoundError"):
+        scene_module("bh3")
+    other = fake_dist(tmp_path / "other", "other-scenes", {})
+    (next(other.glob("*.dist-info")) / "entry_points.txt").write_text(
+        "[referee.scenes]\nbh3 = referee.web.scenes.blackhole\n")
+    sys.path.insert(0, str(other))
+    registry.refresh()
+    try:
+        with pytest.raises(InputError) as err:
+            scene_module("bh3")
+        assert str(err.value).startswith("the replay scene of game 'bh3' is declared by 2 packages")
+        assert "bh-scenes" in str(err.value) and "other-scenes" in str(err.value)
+    finally:
+        sys.path.remove(str(other))

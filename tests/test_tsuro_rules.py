@@ -345,12 +345,15 @@ def test_render_draws_markers_on_their_ports():
     after, _ = s.apply(1, Place(0, 0, 0, 0))
     picture = GAME.render(after, None)
     lines = picture.splitlines()
-    # (0,0) spans rows 1..5 and columns 1..11 of the drawing; port 5 is on its
-    # bottom border, 3 columns in
-    assert lines[5][1 + 3] == "1"
-    assert "#33/0" in lines[3]
+    # (0,0) is the first box of the drawing, below the column labels and right
+    # of the row labels: 5 lines from its top border; port 5 is on its bottom
+    # border, 3 columns in
+    top = next(i for i, line in enumerate(lines) if "+-" in line)
+    left = lines[top].index("+")
+    assert lines[top + 4][left + 3] == "1"
+    assert "#33/0" in lines[top + 2]
     # Its paths as letters next to their ports: 0-5 (a), 1-4 (b), 2-7 (c), 3-6 (d).
-    assert lines[2][1:11] == "|c a   b c" and lines[4][1:11] == "|d a   b d"
+    assert lines[top + 1][left:left + 10] == "|c a   b c" and lines[top + 3][left:left + 10] == "|d a   b d"
     assert "\x1b[" in GAME.render(after, None, color=True)
 
 

@@ -46,7 +46,8 @@ class Seat:
         exe = Path(sys.executable).with_name("referee")
         self.proc = subprocess.Popen(
             [str(exe), "play", game, "--player", "human:web", "--player", "builtin:random",
-             "--no-browser", "--seed", str(seed), "--out", str(self.out), "--no-color", *extra],
+             "--no-browser", "--seed", str(seed), "--out", str(self.out), "--no-color",
+             "--set", "hard_time=120", *extra],  # the bot never TIMEOUTs on a busy machine
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.url = self._url()
         self.page = browser.new_page(viewport={"width": 1250, "height": 950})
@@ -228,9 +229,11 @@ def test_tsuro_by_mouse_tile_rotation_preview_and_place(seat, tmp_path):
     assert_human_moves_ok(s.out)
 
 
-def test_cantris_by_keyboard_an_illegal_line_refused_then_resign(seat, tmp_path):
-    s = seat("cantris", "--board", str(BOARDS / "cantris" / "6x3-1.txt"))
+def test_cantris_by_keyboard_with_its_time_bank_an_illegal_line_refused_then_resign(seat, tmp_path):
+    s = seat("cantris", "--board", str(BOARDS / "cantris" / "6x3-1.txt"), "--set", "time_bank=600")
     step = s.next_turn()
+    s.page.wait_for_selector("#clock:has-text('time bank')", timeout=TURN_WAIT)
+    assert "s left" in s.page.text_content("#clock")
     s.page.fill("#decision", "9 9")
     s.page.click("#submit")
     s.page.wait_for_selector("#refusal:not([hidden])", timeout=TURN_WAIT)

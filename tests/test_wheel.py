@@ -215,10 +215,9 @@ def test_new_game_installs_with_pip_install_e_and_plays(installed):
     assert installed.referee("new-game", "pebbles").returncode == 0
     run(installed.python, "-m", "pip", "install", "-q", "--no-deps", "-e", installed.work / "pebbles")
     out = installed.work / "pebbles-match"
-    # --sandbox none: an editable package under /tmp is hidden by the sandbox's private /tmp
+    # in the sandbox: it shows the built-in players their game's package, outside the venv
     proc = installed.referee("play", "pebbles", "--player", "builtin:greedy", "--player",
-                             "builtin:random", "--seed", 2, "--out", out, "--quiet",
-                             "--sandbox", "none")
+                             "builtin:random", "--seed", 2, "--out", out, "--quiet")
     assert proc.returncode == 0, proc.stderr
     result = yaml.safe_load((out / "result.yaml").read_text())
     assert result["steps"] == 12 and {v for c in result["verdicts"].values() for v, n in c.items() if n} == {"OK"}

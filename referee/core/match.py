@@ -273,8 +273,13 @@ class Match:
                 seat.reserve_snapshot(1)  # see _after
             if isinstance(agent, ProcessAgent):
                 agent.attach(self.seats[pid], p.sandbox, hidden, p.spec.pass_env)
+        # The worker thread started and its first jobs done while the seat
+        # hosts start, not at step 1's hand-over: on a busy machine the
+        # thread's start alone held the first player's reply for tens of ms.
+        self.later.go()
         start_seats([(agent, self.clocks[pid].step_limits()) for pid, agent in enumerate(p.agents, start=1)
                      if isinstance(agent, ProcessAgent)])
+        self.later.wait()
         for pid, agent in enumerate(p.agents, start=1):
             started = getattr(agent, "match_started", None)  # a browser seat serves its page now
             if started is not None:

@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Protocol, Sequence, TextIO
 
-from referee import resources
-
 from . import files
 from .errors import InputError
 from .game import DecisionError, Game, GameState
@@ -24,12 +22,6 @@ from .seats import SeatHost
 DECISION_FILE = "decision.txt"
 PERSISTENT = "persistent:"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
-
-
-def players_dir() -> Path:
-    """The built-in players and SDKs, wherever this install keeps them
-    (a checkout's ``players/`` or the wheel's bundled copy)."""
-    return resources.players_dir()
 
 
 def builtin_names(game: Game | str) -> list[str]:
@@ -319,6 +311,18 @@ def builtin_options(name: str, query: str) -> list[str]:
     return words
 
 
+def game_package_option(game: Game) -> list[str]:
+    """``-X referee_game=<the game's package folder>`` for a plugin game's
+    built-in players.  The sandbox shows a player the folders its command
+    line names (sandbox.exposed_paths); a plugin installed editable lives
+    outside the referee's environment, and its players import it.  Python
+    keeps an unknown ``-X`` option in ``sys._xoptions`` and otherwise
+    ignores it."""
+    if game.home is None:
+        return []
+    return ["-X", f"referee_game={Path(game.home).resolve()}"]
+
+
 def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: bool = False,
                browser: bool = True) -> Agent:
     """Turn a ``--player`` value into an agent.
@@ -349,8 +353,8 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
             raise InputError(f"no built-in player {name!r} for {game.name}; choose one of: {choices}")
         # -P: the script's folder is not put on sys.path, so players/<game>/random.py
         # cannot shadow the standard library's random.
-        return ProcessAgent(spec, [sys.executable, "-P", str(script), *builtin_options(name, query)],
-                            game.name, limits)
+        return ProcessAgent(spec, [sys.executable, "-P", *game_package_option(game), str(script),
+                                   *builtin_options(name, query)], game.name, limits)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:
         return ProcessAgent(spec, custom, game.name, limits, persistent=game.player_persistent(spec))

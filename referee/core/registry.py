@@ -121,11 +121,11 @@ def _normal(package: str) -> str:
     return package.lower().replace("_", "-").replace(".", "-")
 
 
-def clash(group: tuple[Entry, ...]) -> str:
-    """The line for a name two packages declare."""
+def clash(group: tuple[Entry, ...], what: str = "game") -> str:
+    """The line for a name two packages declare (``what``: game, or scene of game)."""
     name = group[0].name
     who = " and ".join(e.origin() for e in group)
-    return f"game {name!r} is declared by {len(group)} packages: {who}; uninstall one of them"
+    return f"{what} {name!r} is declared by {len(group)} packages: {who}; uninstall one of them"
 
 
 def problems() -> list[str]:
@@ -182,7 +182,7 @@ def scene_target(name: str) -> str | None:
     if not group:
         return None
     if len(group) > 1:
-        raise InputError(clash(group).replace("game", "scene of game", 1))
+        raise InputError(clash(group, "the replay scene of game"))
     return group[0].module
 
 

@@ -17,7 +17,8 @@ from typing import Any, Mapping, Sequence
 from referee.core import preflight
 from referee.core.errors import InputError
 from referee.core.log import read_log
-from referee.core.match import MatchSpec, run_match
+from referee.core import seats as seats_mod
+from referee.core.match import Match, MatchSpec, Observer, prepare
 from referee.core.players import PERSISTENT, make_agent
 from referee.core.runner import Limits
 from referee.core.registry import get_game
@@ -58,7 +59,9 @@ class CheckReport:
 
     @property
     def ok(self) -> bool:
-        return all(c.passed for c in self.checks)
+        """Every check passed (one that could not run here, as the persistent
+        protocol without a seat host, does not count against it)."""
+        return self.started and all(c.passed is not False for c in self.checks)
 
     @property
     def started(self) -> bool:
@@ -147,6 +150,7 @@ def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path
         first.passed, first.message = False, problem
         first.fix = "the program must start before it can play"
         return report
+    restarts: list[bool] = []
     for index, check in enumerate(seats):
         seat = index + 1
         players = [OPPONENT] * size
@@ -156,7 +160,7 @@ def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path
                          out=folder, policy="forfeit", settings=dict(settings or {}),
                          limits=dict(limits or {}), names=_names(players, command), quiet=True,
                          replace=True, base_dir=base_dir, sandbox=sandbox)
-        run_match(spec)
+        restarts.extend(_play(spec, index))
         report.folders.append(folder)
         steps = seat_steps(folder, seat)
         faults = [f for f in seat_faults(folder, seat) if f.verdict != "LATE"]
@@ -175,11 +179,44 @@ def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path
             check.passed, check.message = True, f"{len(steps)} decisions, all OK" if not late else \
                 f"{len(steps)} decisions; {late} over the soft time limit (they counted; make it faster)"
     if protocol:
-        protocol.passed = all(c.passed for c in seats)
-        protocol.message = "kept alive between steps, every answer in time" if protocol.passed \
-            else "see the games above"
-        protocol.fix = "use the SDK's run(play_games), which speaks it (docs/protocol.md)"
+        _judge_protocol(protocol, seats, restarts)
     return report
+
+
+def _play(spec: MatchSpec, index: int) -> list[bool]:
+    """Play the match; for each step of seat ``index + 1`` after its first,
+    whether its program had to be started again (a persistent player that
+    exits after each step instead of answering ``done``: the referee copes,
+    starting it anew, but it is not speaking the protocol)."""
+    prepared = prepare(spec)
+    agent = prepared.agents[index]
+    started: list[bool] = []
+    decide = agent.decide
+
+    def watched(*args: Any, **kwargs: Any):
+        reply = decide(*args, **kwargs)
+        started.append("started" in reply.run.notes)
+        return reply
+
+    agent.decide = watched  # type: ignore[method-assign]
+    Match(prepared, Observer()).run()
+    return started[1:]
+
+
+def _judge_protocol(check: Check, seats: Sequence[Check], restarts: list[bool]) -> None:
+    check.fix = "use the SDK's run(play_games), which speaks it: wait for 'step K' on stdin, " \
+                "write decision.txt, print 'done' (docs/protocol.md)"
+    if not seats_mod.available():
+        check.message = "not checked here: persistent players need the seat host (Linux)"
+        return
+    if not all(c.passed for c in seats):
+        check.passed, check.message = False, "see the games above"
+        return
+    again = sum(restarts)
+    check.passed = again == 0
+    check.message = "kept alive between steps, every answer in time" if check.passed else \
+        f"it had to be started again at {again} of {len(restarts)} later steps: it exits instead " \
+        "of answering done and waiting for the next step"
 
 
 def _judge_first(check: Check, steps: list[dict[str, Any]], folder: Path) -> None:

@@ -7,7 +7,9 @@ game, see :mod:`.worker`); the runner only moves specs and results around.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -47,26 +49,62 @@ class GameFailed(Exception):
 
 
 class WorkerPlay:
-    """Plays each game in ``python -m referee.tournament.worker``."""
+    """Plays each game in a fresh ``python -m referee.tournament.worker``
+    process, as isolated from the others as a process makes it.  Its Python
+    start-up and imports (most of a fast game's cost outside its steps) are
+    paid ahead: each game, as it starts, starts the worker of a game to come,
+    which imports the referee while this one plays and then waits for its
+    SPEC on stdin."""
 
     def __init__(self) -> None:
         self._live: set[subprocess.Popen] = set()
+        self._spares: list[tuple[subprocess.Popen, Path]] = []  # (worker, its stderr file)
         self._lock = threading.Lock()
+        self._stopped = False
+
+    def _start(self, errors: Path) -> subprocess.Popen:
+        with open(errors, "wb") as err:
+            return subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", "-"],
+                                    stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
+
+    def _worker(self, folder: Path, errors: Path) -> subprocess.Popen:
+        """A worker for the game whose output goes to ``errors``: a spare
+        one started ahead if there is one still waiting, else a new one; and
+        a spare started for the game after it."""
+        with self._lock:
+            proc = None
+            while self._spares and proc is None:
+                spare, spare_errors = self._spares.pop()
+                if spare.poll() is None:
+                    os.replace(spare_errors, errors)
+                    proc = spare
+                else:
+                    spare.stdin.close()
+                    spare_errors.unlink(missing_ok=True)
+            if proc is None:
+                proc = self._start(errors)
+            self._live.add(proc)
+            if not self._stopped:
+                spare_errors = folder / f".worker-{time.monotonic_ns()}.stderr.txt"
+                self._spares.append((self._start(spare_errors), spare_errors))
+        return proc
 
     def __call__(self, job: GameJob, spec: MatchSpec) -> dict[str, Any]:
         out = Path(spec.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         errors = out.parent / f".{job.key}.stderr.txt"
-        with open(errors, "wb") as err:
-            proc = subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", spec_to_json(spec)],
-                                    stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
-            with self._lock:
-                self._live.add(proc)
+        proc = self._worker(out.parent, errors)
+        try:
             try:
-                code = proc.wait()
-            finally:
-                with self._lock:
-                    self._live.discard(proc)
+                proc.stdin.write(spec_to_json(spec).encode() + b"\n")
+                proc.stdin.flush()
+            except OSError:
+                pass  # it died: its exit code says so
+            code = proc.wait()
+        finally:
+            with self._lock:
+                self._live.discard(proc)
+            with contextlib.suppress(OSError):
                 proc.stdin.close()
         if code != 0:
             lines = errors.read_text(errors="replace").strip().splitlines() or ["no output"]
@@ -75,10 +113,30 @@ class WorkerPlay:
         errors.unlink()
         return yaml.safe_load((out / "result.yaml").read_text(encoding="utf-8"))
 
+    def close(self) -> None:
+        """End the spare workers (told by the end of their input: no game)."""
+        with self._lock:
+            self._stopped = True
+            spares, self._spares = self._spares, []
+        for proc, errors in spares:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        for proc, errors in spares:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            errors.unlink(missing_ok=True)
+
     def stop(self) -> None:
         with self._lock:
+            self._stopped = True
             for proc in self._live:
                 proc.kill()
+            for proc, _ in self._spares:
+                proc.kill()
+        self.close()
 
 
 @dataclass
@@ -242,6 +300,8 @@ class Tournament:
                 play.stop()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            if isinstance(play, WorkerPlay):  # its spare workers
+                play.close()
             progress.close()
         return self.report(records, failure, interrupted)
 

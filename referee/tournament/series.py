@@ -70,7 +70,7 @@ def make_config(game: str, players: Sequence[str], boards: Sequence[Path | None]
                 policy: str | None = None, settings: dict[str, Any] | None = None,
                 limits: dict[str, Any] | None = None, sprt: SprtSpec | None = None,
                 names: Sequence[str] | None = None, sandbox: str = "auto",
-                key: str | None = None) -> SeriesConfig:
+                pass_env: Sequence[str] = (), key: str | None = None) -> SeriesConfig:
     """Check everything before any game runs: every board is prepared as a
     match would be (InputError, one line, on the first problem)."""
     if games < 1:
@@ -84,7 +84,7 @@ def make_config(game: str, players: Sequence[str], boards: Sequence[Path | None]
         entrants=tuple(Entrant(n, c) for n, c in zip(names, players)), format="series",
         seeding="config", rounds=None, limits=dict(limits or {}), policy=policy,
         settings=dict(settings or {}), seed=seed, out=Path(out), sandbox=sandbox, games=games,
-        sprt=sprt, key=key)
+        sprt=sprt, pass_env=tuple(pass_env), key=key)
     for board in config.boards:
         prepare(match_spec(config, tuple(range(len(players))), board, 0, config.out / ".check-only"))
     return config
@@ -310,7 +310,8 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
                 board_sets: Sequence[str], sprt: str | None, cluster: str | None, jobs: int | None,
                 *, variant: str | None, seed: int | None, out: Path | None, policy: str | None,
                 settings: dict[str, Any], limits: dict[str, Any], names: Sequence[str] | None,
-                replace: bool, base: Path, sandbox: str = "auto", resume: bool = False) -> None:
+                replace: bool, base: Path, sandbox: str = "auto", resume: bool = False,
+                pass_env: Sequence[str] = ()) -> None:
     """The ``play --games`` command: check, play, print the summary; exit 1
     if the referee failed on a game, 130 if interrupted."""
     import secrets
@@ -347,7 +348,7 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
     if not resume:
         prepare_out(out, replace)
     config = make_config(game, players, boards, games, seed, out, base, variant, policy,
-                         settings, limits, spec, names, sandbox, key)
+                         settings, limits, spec, names, sandbox, pass_env, key)
     play = None
     if cluster:
         from .cluster import DaskPlay

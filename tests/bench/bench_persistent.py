@@ -122,11 +122,15 @@ def blocked(pid: int) -> bool:
         return False
 
 
-def bare_match(root: Path, match: Path) -> float:
+GREEDY = [sys.executable, "-P", str(ROOT / "players" / "cantris" / "greedy.py")]
+
+
+def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "bare") -> float:
     """Wall seconds of the turns of the match in folder ``match`` replayed by
-    its two greedy programs kept alive, without the referee: both started at
-    once and waited for until blocked on stdin, then each step's Board.txt
-    written and ``step <k>`` sent to its player, ``done`` awaited."""
+    two copies of the program ``argv`` (its greedy programs by default) kept
+    alive, without the referee: both started at once and waited for until
+    blocked on stdin, then each step's Board.txt written and ``step <k>``
+    sent to its player, ``done`` awaited."""
     played = replay.load(match)
     game, state = played.game, played.initial
     turns = []
@@ -134,7 +138,7 @@ def bare_match(root: Path, match: Path) -> float:
         turns.append((record["player"], game.board_text(state, record["player"])))
         state = after
     start = time.perf_counter()
-    with kept_alive(root, [sys.executable, "-P", str(ROOT / "players" / "cantris" / "greedy.py")], "bare") as seats:
+    with kept_alive(root, argv, tag) as seats:
         while not all(blocked(player.pid) for _, player in seats.values()):
             time.sleep(0.0002)
         for k, (seat, board) in enumerate(turns, start=1):

@@ -128,7 +128,7 @@ def _value(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def decision_text(move: Any) -> str:
+def returned_decision(move: Any) -> str:
     """The decision file line for what a module's ``move()`` returned: the
     course's ``PlayerMove(...)`` form, which the referee reads (and names in
     its verdict as returned); anything else says so, and is MALFORMED."""

@@ -37,12 +37,11 @@ import os
 import random
 import sys
 import traceback
-from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from .codec import parse_decision
-from .course_api import (Logger, StudentCodeError, decision_text, describe_error, load_module,
-                         module_folder, player_move, updated)
+from .course_api import (Logger, StudentCodeError, describe_error, load_module,
+                         module_folder, player_move, returned_decision, updated)
 from .rules import PASS, START, WALLS_PER_PLAYER, QuoridorState, seats
 
 EJECT = "EJECT"
@@ -128,7 +127,7 @@ class Session:
                 self.data = updated(self.data, self.call(
                     seed, ("last_move", index), self.module.last_move, self.data, player_move(player, text)))
         self.fed = len(moves)
-        return decision_text(self.call(seed, ("move", step), self.module.move, self.data))
+        return returned_decision(self.call(seed, ("move", step), self.module.move, self.data))
 
 
 def write_decision(text: str) -> None:

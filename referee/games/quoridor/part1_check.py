@@ -27,12 +27,15 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterator
 
+from referee.core.errors import InputError
 from referee.core.rng import derived_rng
 
 from .course_api import (Logger, PlayerMove, StudentCodeError, describe_error, find_module, load_module,
                          module_folder, updated)
+from .game import apply_premoves
 from .geometry import SIZE, coords, square
 from .codec import parse_decision
 from .rules import START, WALLS_PER_PLAYER, QuoridorState, Wall, shortest_path, unreachable_squares
@@ -140,19 +143,57 @@ def _queries(rng, state: QuoridorState) -> tuple[list[tuple[int, int]], list[tup
     return squares, pairs
 
 
-def run_cases(path: str, seed: int = 0, contract: Contract = REFEREE) -> Iterator[dict[str, Any]]:
+def given_layout(text: str, source: str, contract: Contract) -> list[Wall]:
+    """The walls of pre-moves (ours or the course's ``PlayerMove(...)``),
+    played from the start under ``contract``: the course graded Part 1 on
+    its config's PRE_MOVE list.  InputError (source and line) for an illegal
+    one, a pawn move, or none at all."""
+    state = apply_premoves(QuoridorState.start(contract.players), text, source)
+    walls = [parse_decision(decision) for _, decision in state.moves]
+    if not walls:
+        raise InputError("no pre-moves given for the layout", source)
+    if not all(isinstance(w, Wall) for w in walls):
+        raise InputError("a Part 1 layout is walls only (its pawn moves would not change any answer)", source)
+    return walls
+
+
+def every_query() -> tuple[list[tuple[int, int]], list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """Every square's neighbours and a path between every pair of squares
+    (81 and 6561 questions), as the course asked them of its layout."""
+    squares = [(r, c) for r in range(SIZE) for c in range(SIZE)]
+    return squares, [(a, b) for a in squares for b in squares]
+
+
+def plan(seed: int, contract: Contract, given: list[Wall] | None = None):
+    """Each layout's walls, neighbour squares and path pairs: the generated
+    layouts with a few random questions each, or one given layout with
+    every question."""
+    if given is not None:
+        yield given, *every_query()
+        return
+    for index, walls in enumerate(layouts(seed, contract)):
+        rng = derived_rng(seed, "quoridor-part1-queries", index)
+        yield walls, *_queries(rng, _answers(walls, contract))
+
+
+def _answers(walls: list[Wall], contract: Contract) -> QuoridorState:
+    """The position the right answers are read from (pawns play no part)."""
+    seats_ = range(1, contract.players + 1)
+    return QuoridorState.arrange(contract.players, {p: START[p] for p in seats_}, walls,
+                                 {p: 0 for p in seats_}, 1)
+
+
+def run_cases(path: str, seed: int = 0, contract: Contract = REFEREE,
+              given: list[Wall] | None = None) -> Iterator[dict[str, Any]]:
     """Every case's result (runs the student module in this process).  Each
     layout gets a new instance of the module, as each run of the course
     engine did: module globals a module keeps its board in start afresh."""
     folder = str(module_folder(path))
     homes = tuple(START[p] for p in range(1, contract.players + 1))
-    for index, walls in enumerate(layouts(seed, contract)):
+    for index, (walls, squares, pairs) in enumerate(plan(seed, contract, given)):
         module = load_module(path)
-        rng = derived_rng(seed, "quoridor-part1-queries", index)
-        state = QuoridorState.arrange(contract.players, dict(zip(range(1, contract.players + 1), homes)),
-                                      walls, {p: 0 for p in range(1, contract.players + 1)}, 1)
+        state = _answers(walls, contract)
         setup = [f"W {w.r1} {w.c1} {w.r2} {w.c2}" for w in walls]
-        squares, pairs = _queries(rng, state)
         calls = [("get_neighbors", f"get_neighbors(playerData, {r}, {c})") for r, c in squares]
         calls += [("get_shortest_path", f"get_shortest_path(playerData, {a[0]}, {a[1]}, {b[0]}, {b[1]})")
                   for a, b in pairs]
@@ -187,29 +228,39 @@ def run_cases(path: str, seed: int = 0, contract: Contract = REFEREE) -> Iterato
                    "function": function}
 
 
-PER_FUNCTION = {"get_neighbors": NEIGHBOR_QUERIES, "get_shortest_path": PATH_QUERIES}
 SHOWN_LAYOUTS = 10
 
 
+def case_counts(given: bool) -> tuple[int, dict[str, int]]:
+    """(layouts, cases per function) of a check: the generated layouts' or
+    the given layout's (every question)."""
+    if given:
+        return 1, {"get_neighbors": SIZE * SIZE, "get_shortest_path": SIZE ** 4}
+    return LAYOUTS, {"get_neighbors": LAYOUTS * NEIGHBOR_QUERIES, "get_shortest_path": LAYOUTS * PATH_QUERIES}
+
+
 def report(results: list[dict[str, Any]], finished: bool, note: str = "",
-           contract: Contract = REFEREE) -> tuple[str, int]:
+           contract: Contract = REFEREE, given: bool = False) -> tuple[str, int]:
     """The grade: cases passed per function out of all the cases there are
     (a case never run, because the check stopped, is not passed), the
     layouts that failed and why, and the first failing case in full."""
+    count, cases = case_counts(given)
     lines = [f"contract: {contract.about}"]
-    for function, per_layout in PER_FUNCTION.items():
+    if given:
+        lines.append("layout: the given pre-moves, every square's neighbours and every pair's path")
+    for function, expected in cases.items():
         passed = sum(r["ok"] for r in results if r.get("function") == function)
-        lines.append(f"{function}: {passed}/{LAYOUTS * per_layout} cases passed")
+        lines.append(f"{function}: {passed}/{expected} cases passed")
     crashed = sorted({r["layout"] for r in results if r.get("setup_failed")})
     if crashed:
-        lines.append(f"init/last_move crashed on {len(crashed)} of {LAYOUTS} layouts "
+        lines.append(f"init/last_move crashed on {len(crashed)} of {count} layouts "
                      "(their cases are failed)")
     total = sum(r["ok"] for r in results)
-    expected_total = LAYOUTS * sum(PER_FUNCTION.values())
+    expected_total = sum(cases.values())
     lines.append(f"score: {100.0 * total / expected_total:.1f}% ({total}/{expected_total})")
     if note:
         lines.append(note)
-    lines += _failing_layouts(results)
+    lines += _failing_layouts(results, count)
     failed = next((r for r in results if not r["ok"]), None)
     if failed:
         lines += [f"first failing case (layout {failed['layout']}):",
@@ -219,7 +270,7 @@ def report(results: list[dict[str, Any]], finished: bool, note: str = "",
     return "\n".join(lines), 0 if ok else 1
 
 
-def _failing_layouts(results: list[dict[str, Any]]) -> list[str]:
+def _failing_layouts(results: list[dict[str, Any]], count: int) -> list[str]:
     """One line per layout with a failure: how many of its cases failed and
     the first problem (a set-up crash names its file and line)."""
     by_layout: dict[int, list[dict[str, Any]]] = {}
@@ -228,7 +279,7 @@ def _failing_layouts(results: list[dict[str, Any]]) -> list[str]:
     failing = [(i, cases) for i, cases in sorted(by_layout.items()) if not all(c["ok"] for c in cases)]
     if not failing:
         return []
-    lines = [f"failing layouts: {len(failing)} of {LAYOUTS}"]
+    lines = [f"failing layouts: {len(failing)} of {count}"]
     for i, cases in failing[:SHOWN_LAYOUTS]:
         bad = [c for c in cases if not c["ok"]]
         lines.append(f"  layout {i}: {len(bad)}/{len(cases)} cases failed; {bad[0]['problem']}")
@@ -238,10 +289,13 @@ def _failing_layouts(results: list[dict[str, Any]]) -> list[str]:
 
 
 def check(path: str, seed: int = 0, time_limit: float = TIME_LIMIT_S,
-          contract: Contract = REFEREE) -> tuple[str, int]:
-    """Grade ``path`` (a module file or package folder); returns (the report,
-    exit code: 0 all passed, 1 otherwise)."""
+          contract: Contract = REFEREE, given: list[Wall] | None = None) -> tuple[str, int]:
+    """Grade ``path`` (a module file or package folder) on the generated
+    layouts, or on the ``given`` one; returns (the report, exit code: 0 all
+    passed, 1 otherwise)."""
     command = [sys.executable, "-m", __name__, path, str(seed), contract.name]
+    if given is not None:
+        command.append(";".join(str(w) for w in given))
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=time_limit,
                               stdin=subprocess.DEVNULL)
@@ -252,7 +306,7 @@ def check(path: str, seed: int = 0, time_limit: float = TIME_LIMIT_S,
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         note = f"the check timed out after {time_limit:g} s"
     results = [json.loads(line[len(RESULT):]) for line in out.splitlines() if line.startswith(RESULT)]
-    return report(results, not note, note, contract)
+    return report(results, not note, note, contract, given is not None)
 
 
 def _last_line(text: str) -> str:
@@ -263,12 +317,23 @@ def _last_line(text: str) -> str:
 RESULT = "@@case "
 
 
+def config_premoves(path: str) -> str:
+    """A course config file's ``PRE_MOVE`` lines (others blanked, so line
+    numbers stay the file's)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the config: {getattr(exc, 'strerror', None) or exc}", path) from None
+    return "\n".join(line if line.split()[:1] == ["PRE_MOVE"] else "" for line in text.splitlines())
+
+
 def _worker(argv: list[str]) -> None:
     """One JSON line per case on stdout; the module's own prints go to stderr."""
     results, sys.stdout = sys.stdout, sys.stderr
     try:
         contract = CONTRACTS[argv[2]] if len(argv) > 2 else REFEREE
-        for result in run_cases(argv[0], int(argv[1]) if len(argv) > 1 else 0, contract):
+        given = [parse_decision(text) for text in argv[3].split(";")] if len(argv) > 3 else None
+        for result in run_cases(argv[0], int(argv[1]) if len(argv) > 1 else 0, contract, given):
             results.write(RESULT + json.dumps(result) + "\n")
             results.flush()
     except StudentCodeError as exc:  # one line, the last on stderr: check() reports it
@@ -280,13 +345,27 @@ def _worker(argv: list[str]) -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Which generated layouts.")
 @click.option("--course", is_flag=True,
               help="The course's Part 1 contract: one player, 20 walls, every PlayerMove with playerId 1.")
-def part1_command(file: str, seed: int, course: bool) -> None:
+@click.option("--premoves", metavar="TEXT",
+              help="Grade on this one layout instead (walls as pre-moves, ';' between them; ours or "
+                   "PlayerMove(1,False,7,3,7,5)), asking every square's neighbours and every pair's path.")
+@click.option("--config", "config", type=click.Path(exists=True, dir_okay=False),
+              help="The same from a course config file: its PRE_MOVE lines.")
+def part1_command(file: str, seed: int, course: bool, premoves: str | None, config: str | None) -> None:
     """Grade a module's get_neighbors and get_shortest_path (Quoridor Part 1).
 
     FILE is the module file or its package folder (with __init__.py)."""
     if find_module(file) is None:
         raise click.BadParameter(f"{file!r} is a folder without __init__.py", param_hint="FILE")
-    text, code = check(file, seed, contract=COURSE if course else REFEREE)
+    contract = COURSE if course else REFEREE
+    given = None
+    try:
+        if config is not None:
+            given = given_layout(config_premoves(config), config, contract)
+        elif premoves is not None:
+            given = given_layout(premoves, "--premoves", contract)
+    except InputError as exc:
+        raise click.UsageError(str(exc)) from None
+    text, code = check(file, seed, contract=contract, given=given)
     click.echo(text)
     sys.exit(code)
 

@@ -12,25 +12,15 @@
   var params = new URLSearchParams(location.search), token = params.get("token") || "";
   var data = null, frames = [], result = null, turn = null, turnKey = null, turnSince = 0;
   var acked = false, busy = false, resignArmed = false, refused = 0;
-  var FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, CRASH: 1, RESIGNED: 1};
+  var extra = [];  /* decisions offered as buttons: a pass, or all of them when there are few */
+  var FAULTS = R.FAULTS, badge = R.badge, ms = R.ms;
+  function decisionText(rec) { return R.decisionText(rec).split("\n")[0]; }
 
   function api(path) {
     var q = new URLSearchParams(location.search);
     q.set("since", frames.length);
     if (result && !acked) q.set("ack", "result");
     return path + "?" + q.toString();
-  }
-  function badge(verdict, parent) {
-    var cls = verdict === "OK" ? "badge ok" : verdict === "LATE" ? "badge late" : FAULTS[verdict] ? "badge fault" : "badge other";
-    return R.html("span", {"class": cls, "data-verdict": verdict}, verdict, parent);
-  }
-  function ms(v) { return v === undefined || v === null ? "" : String(Math.round(v)); }
-  function decisionText(rec) {
-    if (rec.applied !== undefined && rec.applied !== null && rec.verdict === "OK") return rec.applied;
-    var raw = rec.decision;
-    if (raw === null || raw === undefined) return rec.applied || "(none)";
-    raw = String(raw).trim();
-    return raw === "" ? "(empty)" : raw.split("\n")[0];
   }
 
   function addMoveRow(frame, i) {
@@ -138,9 +128,8 @@
       $("decision").value = "";
       $("status").textContent = "your move";
       document.body.setAttribute("data-turn", turn.step);
-      var extra = turn.legal.length <= 3 ? turn.legal : turn.legal.filter(function (d) { return /^(pass|PASS)$/.test(d); });
+      extra = turn.legal.length <= 3 ? turn.legal : turn.legal.filter(function (d) { return /^(pass|PASS)$/.test(d); });
       $("controls").textContent = "";
-      window.__extra = extra;
     } else {
       $("controls").textContent = "";
       document.body.removeAttribute("data-turn");
@@ -149,8 +138,8 @@
   }
   function extraButtons() {
     if (!turn) return;
-    (window.__extra || []).forEach(function (d) {
-      var b = R.html("button", {type: "button", "class": "choice", "data-decision": d}, d, $("extra") || $("controls"));
+    extra.forEach(function (d) {
+      var b = R.html("button", {type: "button", "class": "choice", "data-decision": d}, d, $("controls"));
       b.addEventListener("click", function () { submit(d); });
     });
   }

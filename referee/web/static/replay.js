@@ -7,25 +7,7 @@
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var frames = data.frames, last = frames.length - 1, current = -1, timer = null;
   var $ = function (id) { return document.getElementById(id); };
-  var FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, DISK_LIMIT: 1, CRASH: 1};
-
-  function badgeClass(verdict) {
-    if (verdict === "OK") return "badge ok";
-    if (verdict === "LATE") return "badge late";
-    if (FAULTS[verdict]) return "badge fault";
-    return "badge other";
-  }
-  function badge(verdict, parent) {
-    return R.html("span", {"class": badgeClass(verdict), "data-verdict": verdict}, verdict, parent);
-  }
-  function ms(v) { return v === undefined || v === null ? "" : (Math.round(v) + ""); }
-  function decisionText(rec) {
-    if (rec.applied !== undefined && rec.applied !== null && rec.verdict === "OK") return rec.applied;
-    var raw = rec.decision;
-    if (raw === null || raw === undefined) return rec.applied || "(none)";
-    raw = String(raw).trim();
-    return raw === "" ? "(empty)" : raw;
-  }
+  var FAULTS = R.FAULTS, badge = R.badge, ms = R.ms, decisionText = R.decisionText;
 
   /* ---- move list */
   function buildMoveList() {

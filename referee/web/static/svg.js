@@ -54,3 +54,23 @@ Referee.playerLabel = function (data, id, parent) {
   Referee.html("span", null, "p" + id + " " + Referee.playerName(data, id), span);
   return span;
 };
+/* Verdict badges, times and decision text: the replay's move list and the live pages'. */
+Referee.FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, DISK_LIMIT: 1, CRASH: 1, RESIGNED: 1};
+Referee.badgeClass = function (verdict) {
+  if (verdict === "OK") return "badge ok";
+  if (verdict === "LATE") return "badge late";
+  if (Referee.FAULTS[verdict]) return "badge fault";
+  return "badge other";
+};
+Referee.badge = function (verdict, parent) {
+  return Referee.html("span", {"class": Referee.badgeClass(verdict), "data-verdict": verdict}, verdict, parent);
+};
+Referee.ms = function (v) { return v === undefined || v === null ? "" : (Math.round(v) + ""); };
+/* What a step decided, for a one-line list: the applied move, else the raw text's first line. */
+Referee.decisionText = function (rec) {
+  if (rec.applied !== undefined && rec.applied !== null && rec.verdict === "OK") return rec.applied;
+  var raw = rec.decision;
+  if (raw === null || raw === undefined) return rec.applied || "(none)";
+  raw = String(raw).trim();
+  return raw === "" ? "(empty)" : raw;
+};

@@ -2,8 +2,12 @@
 """Built-in Connect Four player ``random``: a random column that is not full,
 seeded from state.json so a match replays the same way."""
 import sys
+from pathlib import Path
 
-from referee.resources import players_dir
+# The game's own package, however it was installed (a player starts with a
+# clean environment), and the referee's student SDK.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from referee.resources import players_dir  # noqa: E402
 
 sys.path.insert(0, str(players_dir() / "sdk" / "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402

@@ -7,8 +7,12 @@ player's pieces is worth more the fuller it is.
 Options (argv words before ``<step> <player>``): ``--budget=S`` seconds,
 ``--nodes=N`` for a reproducible search (docs/strong-players.md)."""
 import sys
+from pathlib import Path
 
-from referee.resources import players_dir
+# The game's own package, however it was installed (a player starts with a
+# clean environment), and the referee's student SDK.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from referee.resources import players_dir  # noqa: E402
 
 sys.path.insert(0, str(players_dir() / "sdk" / "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402

@@ -1,0 +1,100 @@
+"""`--player human:web` without a browser: the page's own requests made with
+urllib against a real `referee play`, so the seat's server, its token and the
+decision path are tested where no chromium is installed too."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import read_log, referee
+
+pytest.importorskip("starlette", reason="the web extra (Starlette, uvicorn) is not installed")
+
+
+def start(tmp_path: Path) -> tuple[subprocess.Popen, str]:
+    exe = Path(sys.executable).with_name("referee")
+    proc = subprocess.Popen([str(exe), "play", "cantris", "--player", "human:web", "--player",
+                             "builtin:random", "--no-browser", "--seed", "3", "--out", str(tmp_path / "m"),
+                             "--set", "hard_time=120", "--no-color"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    found: list[str] = []
+
+    def read() -> None:
+        for line in proc.stdout:
+            if "plays in the browser at: " in line:
+                found.append(line.rsplit(" ", 1)[-1].strip())
+                break
+        for _ in proc.stdout:  # keep the pipe drained
+            pass
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + 60
+    while not found and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert found, proc.stderr.read()
+    return proc, found[0]
+
+
+def call(url: str, path: str, body: dict | None = None) -> dict:
+    base, token = url.split("?token=")
+    request = urllib.request.Request(base.rstrip("/") + path, headers={"X-Token": token},
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     method="GET" if body is None else "POST")
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        return json.load(answer)
+
+
+def my_turn(url: str) -> dict:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        data = call(url, "/api/live?since=0")
+        if data["turn"] is not None:
+            return data
+        time.sleep(0.05)
+    raise AssertionError("the seat's turn never came")
+
+
+def test_the_decision_path_of_a_browser_seat(tmp_path):
+    proc, url = start(tmp_path)
+    try:
+        assert url.startswith("http://127.0.0.1:")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url.split("?")[0] + "api/live", timeout=30)
+        assert refused.value.code == 403
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert 'id="decision"' in page and 'id="submit"' in page and 'id="resign"' in page
+
+        data = my_turn(url)
+        turn = data["turn"]
+        assert data["you"] == 1 and turn["step"] == 1 and "0 0" in turn["legal"]
+        assert call(url, "/api/decide", {"decision": "9 9"})["ok"]  # taken, then refused
+        deadline = time.monotonic() + 60
+        while call(url, "/api/live?since=0")["refused"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        again = call(url, "/api/live?since=0")
+        assert "not accepted" in again["refusal"] and again["turn"]["step"] == 1
+        assert call(url, "/api/decide", {"decision": turn["legal"][0]})["ok"]
+        while my_turn(url)["turn"]["step"] == 1:
+            time.sleep(0.05)
+        assert call(url, "/api/decide", {"resign": True})["ok"]
+        deadline = time.monotonic() + 60
+        while call(url, "/api/live?since=0&ack=result")["result"] is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    log = read_log(tmp_path / "m")
+    assert log[0]["player"] == 1 and log[0]["verdict"] == "OK" and log[0]["applied"] == turn["legal"][0]
+    assert log[-1]["verdict"] == "RESIGNED" and log[-1]["player"] == 1
+    assert referee("replay", tmp_path / "m", "--verify").returncode == 0
