@@ -14,6 +14,7 @@ import yaml
 from referee import __version__
 from referee.core.errors import InputError
 from referee.core.settings import env_names, load_yaml, parse_assignment, seed_value
+from referee.core.visible import visible
 
 
 def fail(error: Exception) -> None:
@@ -293,7 +294,7 @@ def replay(match_dir: Path, step: int | None, verify: bool, html: Path | None, c
         report = verify_folder(match_dir)
         if not report.ok:
             head = "UNFINISHED" if report.unfinished else "verification FAILED"
-            click.echo(f"{match_dir}: {head}: {report.message}", err=True)
+            click.echo(f"{match_dir}: {head}: {visible(report.message, lines=False)}", err=True)
             sys.exit(1)
         click.echo(f"{match_dir}: {report.message}")
         return

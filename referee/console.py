@@ -14,9 +14,10 @@ from typing import Any, TextIO
 from referee.core.game import GameState
 from referee.core.match import MatchResult, Observer, Prepared
 from referee.core.players import HumanAgent
+from referee.core.visible import visible
 
 STDERR_LINES = 8  # lines of a faulty step's stderr shown under its verdict
-PROCESS_FAULTS = ("CRASH", "TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "NO_DECISION")
+PROCESS_FAULTS = ("CRASH", "TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "DISK_LIMIT", "NO_DECISION")
 
 
 def plural(count: int, word: str) -> str:
@@ -25,7 +26,7 @@ def plural(count: int, word: str) -> str:
 
 def format_event(event: dict[str, Any]) -> str:
     details = ", ".join(f"{k}={v}" for k, v in event.items() if k != "type")
-    return f"{event.get('type', '?')}" + (f" ({details})" if details else "")
+    return visible(f"{event.get('type', '?')}" + (f" ({details})" if details else ""), lines=False)
 
 
 def seat_output(folder: Path | str, player: int, stream: str = "stderr") -> Path:
@@ -36,7 +37,7 @@ def seat_output(folder: Path | str, player: int, stream: str = "stderr") -> Path
 def stderr_lines(record: dict[str, Any], count: int = STDERR_LINES) -> list[str]:
     """The last ``count`` non-empty lines of a step's stderr (from its log record)."""
     lines = [ln.rstrip() for ln in (record.get("stderr") or "").splitlines() if ln.strip()]
-    return lines[-count:]
+    return [visible(ln, lines=False) for ln in lines[-count:]]
 
 
 def one_line(text: str, width: int = 60) -> str:
@@ -56,7 +57,9 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
     """One step for the console.  The verdict line shows what the player itself
     decided; a move the referee played instead (``--policy random``) gets its
     own line below, so the two are never confused.  With ``folder`` a faulty
-    step also shows the end of its stderr and the path of the full file."""
+    step also shows the end of its stderr and the path of the full file.
+    Whatever the player wrote is shown through :func:`visible`: an escape
+    sequence or a line break in it cannot move the cursor or forge a line."""
     player = record["player"]
     substitute = record.get("fault") == "random"
     own = one_line(record.get("decision") or "")
@@ -65,19 +68,19 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
     else:
         decision = record.get("applied") or own or "-"
     verdict = "RESIGNED" if record.get("resigned") else record["verdict"]
-    parts = [f"step {record['step']:>3}", f"player {player} ({names[player - 1]})",
-             f"{decision}", verdict]
+    parts = [f"step {record['step']:>3}", f"player {player} ({visible(names[player - 1], lines=False)})",
+             visible(decision, lines=False), visible(str(verdict), lines=False)]
     if record.get("auto"):
         parts[-1] += " (automatic)"
     if record.get("wall_ms"):
         parts.append(f"{record['wall_ms']:.0f} ms")
     line = "  ".join(parts)
     if record.get("message"):
-        line += f"\n    {record['message']}"
+        line += f"\n    {visible(record['message'], lines=False)}"
         if record.get("fault") and not substitute and not record.get("resigned"):
             line += f"  -> {record['fault']}"
     if substitute:
-        line += f"\n    -> played instead (random policy): {record.get('applied')}"
+        line += f"\n    -> played instead (random policy): {visible(str(record.get('applied')), lines=False)}"
     if folder is not None and record["verdict"] not in ("OK", "LATE") and not record.get("resigned"):
         tail = stderr_lines(record)
         if tail:
@@ -98,10 +101,10 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
 def format_result(result: MatchResult, names: list[str]) -> str:
     outcome = result.outcome
     if outcome.winner is not None:
-        head = f"player {outcome.winner} ({names[outcome.winner - 1]}) wins"
+        head = f"player {outcome.winner} ({visible(names[outcome.winner - 1], lines=False)}) wins"
     else:
         head = "draw" if len(outcome.ranking) <= 1 else "no single winner"
-    lines = [f"result: {head}: {outcome.reason} after {plural(result.steps, 'step')}"]
+    lines = [f"result: {head}: {visible(outcome.reason, lines=False)} after {plural(result.steps, 'step')}"]
     for pid, counts in result.verdicts.items():
         faults = {k: v for k, v in counts.items() if v and k != "OK"}
         if faults:
@@ -133,7 +136,7 @@ class ConsoleObserver(Observer):
         self._read: dict[tuple[int, str], int] = {}  # bytes of each seat's output already shown
 
     def start(self, match: Prepared, state: GameState) -> None:
-        seats = ", ".join(f"player {i} = {n}" for i, n in enumerate(match.names, start=1))
+        seats = ", ".join(f"player {i} = {visible(n, lines=False)}" for i, n in enumerate(match.names, start=1))
         print(f"{match.game.title}: {seats} (seed {match.seed}, board {match.board_source}, "
               f"sandbox {match.sandbox.kind})", file=self.out)
         self._board(match, state)
@@ -174,4 +177,4 @@ class ConsoleObserver(Observer):
             text = data.decode("utf-8", "replace").rstrip()
             if text:
                 print(f"  [player {player} {stream}]", file=self.out)
-                print("\n".join(f"  | {ln}" for ln in text.splitlines()), file=self.out)
+                print("\n".join(f"  | {visible(ln, lines=False)}" for ln in text.splitlines()), file=self.out)

@@ -12,6 +12,7 @@ from referee.core.errors import InputError
 from referee.core.game import Game, GameState, Setup
 from referee.core.log import read_log, read_match_yaml, read_result_yaml
 from referee.core.registry import get_game
+from referee.core.rng import recorded_chance
 
 
 class ReplayError(Exception):
@@ -60,7 +61,7 @@ def load(root: Path) -> GameReplay:
     for key in game.file_settings:  # copies kept in the match folder
         if settings.get(key):
             settings[key] = str(root / settings[key])
-    setup = Setup(variant=variant, players=len(match["players"]), seed=int(match["seed"]),
+    setup = Setup(variant=variant, players=len(match["players"]), seed=recorded_chance(match),
                   board=board, settings=settings)
     return GameReplay(root, game, match, list(read_log(root)), read_result_yaml(root),
                       game.initial_state(setup))

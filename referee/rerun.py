@@ -27,9 +27,11 @@ from referee.core.errors import InputError
 from referee.core.game import Game, GameState
 from referee.core.match import Match, clock_view
 from referee.core.players import Agent, ProcessAgent, Reply, make_agent
+from referee.core.rng import recorded_chance
 from referee.core.runner import Limits
 from referee.core.sandbox import player_environment
 from referee.core.verdicts import Verdict
+from referee.core.visible import visible
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ def match_facts(game_replay: replay_mod.GameReplay) -> views.MatchFacts:
     match = game_replay.match
     names = [str(p.get("name", f"player {i}")) for i, p in enumerate(match["players"], start=1)]
     variant = match.get("variant") or game_replay.game.variants[0]
-    return views.MatchFacts(game_replay.game, variant, int(match["seed"]), names, match_limits(match))
+    return views.MatchFacts(game_replay.game, variant, recorded_chance(match), names, match_limits(match))
 
 
 def seat_view(game_replay: replay_mod.GameReplay, step: int) -> SeatView:
@@ -196,8 +198,12 @@ def rerun(match_dir: Path, step: int, command: str | None = None, scratch: Path 
 
 
 def _block(title: str, text: str) -> list[str]:
+    """A program's output under a title, each line after ``| `` and shown
+    through :func:`visible` (no escape sequence, no forged verdict line)."""
     text = text.rstrip()
-    return [f"--- {title} ---", text] if text else [f"--- {title}: (empty) ---"]
+    if not text:
+        return [f"--- {title}: (empty) ---"]
+    return [f"--- {title} ---", *(f"| {visible(ln, lines=False)}" for ln in text.splitlines())]
 
 
 def report(result: Rerun, color: bool = False) -> str:
@@ -211,12 +217,13 @@ def report(result: Rerun, color: bool = False) -> str:
     lines += _block("stdout", (result.folder / "stdout.txt").read_text("utf-8", "replace"))
     lines += _block("stderr", (result.folder / "stderr.txt").read_text("utf-8", "replace"))
     text = result.reply.text
-    lines.append("decision.txt: " + ("(none)" if text is None else repr(text.strip()[:200])))
+    lines.append("decision.txt: " + ("(none)" if text is None else visible(repr(text.strip()[:200]), lines=False)))
     timing = f"{run.wall_s * 1000:.0f} ms wall, {run.cpu_s * 1000:.0f} ms cpu"
     lines.append(f"verdict: {result.verdict.value} ({timing})")
     if result.message:
-        lines.append(f"    {result.message}")
+        lines.append(f"    {visible(result.message, lines=False)}")
     logged = result.logged
     then = (logged.get("decision") or "").strip() or "(none)"
-    lines.append(f"in the match: decision {then!r}, verdict {logged.get('verdict')}")
+    lines.append(f"in the match: decision {visible(repr(then), lines=False)}, "
+                 f"verdict {visible(str(logged.get('verdict')), lines=False)}")
     return "\n".join(lines)

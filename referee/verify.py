@@ -27,7 +27,7 @@ from referee.core.runner import Limits
 from referee.core.game import GameState
 from referee.core.log import REQUIRED_LOG_KEYS, line_hash, state_hash
 from referee.core.match import forfeit_outcome
-from referee.core.rng import derived_rng
+from referee.core.rng import derived_rng, recorded_chance
 from referee.core.verdicts import Verdict
 
 HUMAN_COMMANDS = ("human", "human:web")  # the seats that may resign (match.yaml's command)
@@ -105,7 +105,7 @@ class _Checker:
         self.match = replay.match
         self.players = len(replay.match["players"])
         self.policy = str(replay.match.get("policy") or self.game.default_policy(self.players))
-        self.seed = int(replay.match["seed"])
+        self.seed = recorded_chance(replay.match)
         self.status = {pid: "active" for pid in range(1, self.players + 1)}
         self.clocks = _clocks(replay.match.get("limits"), self.players)
         self.counts = {pid: Counter() for pid in range(1, self.players + 1)}
@@ -292,6 +292,17 @@ class _Checker:
 
     # ----- result.yaml
     def _result(self, result: dict[str, Any], state: GameState, forfeit, last: int) -> None:
+        """Every field of result.yaml: recomputed, or copied from match.yaml
+        (a swapped name or another game's name is a mismatch too)."""
+        keys = set(map(str, result))
+        if keys != RESULT_KEYS:
+            odd = ", ".join(sorted(keys - RESULT_KEYS)) or "none"
+            missing = ", ".join(sorted(RESULT_KEYS - keys)) or "none"
+            raise Mismatch(f"result.yaml: unexpected keys ({odd}), missing keys ({missing})")
+        match = self.match
+        for key in ("game", "variant"):
+            if result.get(key) != match.get(key):
+                raise Mismatch(f"result.yaml: {key} is {result.get(key)!r}, match.yaml says {match.get(key)!r}")
         outcome = forfeit_outcome(state, self.status, *forfeit) if forfeit else state.outcome()
         want = outcome.to_json()
         for key in ("winner", "ranking", "scores", "reason"):
@@ -301,17 +312,44 @@ class _Checker:
             raise Mismatch(f"result.yaml: {result.get('steps')} steps, the log has {last}")
         if result.get("final_hash") != state_hash(self.game, state):
             raise Mismatch("result.yaml: final_hash differs from the recomputed final state")
-        logged = result.get("verdicts") or {}
+        seats = set(self.status)
+        logged = result.get("verdicts")
+        if not isinstance(logged, dict) or set(map(_seat, logged)) != seats:
+            raise Mismatch("result.yaml: verdicts are not one count per player")
         for pid, counts in self.counts.items():
-            theirs = {str(v): n for v, n in (logged.get(pid) or logged.get(str(pid)) or {}).items() if n}
-            if theirs != {v: n for v, n in counts.items() if n}:
+            theirs = logged.get(pid) or logged.get(str(pid))
+            if not isinstance(theirs, dict) or any(v not in VERDICTS or not isinstance(n, int)
+                                                   for v, n in theirs.items()) \
+                    or {v: n for v, n in theirs.items() if n} != {v: n for v, n in counts.items() if n}:
                 raise Mismatch(f"result.yaml: player {pid}'s verdict counts differ from the log's")
-        players = result.get("players") or {}
+        players = result.get("players")
+        if not isinstance(players, dict) or set(map(_seat, players)) != seats:
+            raise Mismatch("result.yaml: players are not one entry per seat")
         for pid, status in self.status.items():
-            entry = players.get(pid) or players.get(str(pid)) or {}
-            if entry.get("status", status) != status:
+            entry = players.get(pid) or players.get(str(pid))
+            seat = self.match["players"][pid - 1]
+            name = seat.get("name") if isinstance(seat, dict) else None
+            if not isinstance(entry, dict) or set(entry) != {"name", "status"}:
+                raise Mismatch(f"result.yaml: player {pid}'s entry is not a name and a status")
+            if entry["name"] != name:
+                raise Mismatch(f"result.yaml: player {pid} is named {entry['name']!r}, match.yaml "
+                               f"names it {name!r}")
+            if entry["status"] != status:
                 raise Mismatch(f"result.yaml: player {pid} is {entry.get('status')!r}, the log makes "
                                f"it {status!r}")
+
+
+RESULT_KEYS = {"game", "variant", "winner", "ranking", "scores", "reason", "steps", "players",
+               "verdicts", "final_hash", "last_hash"}
+VERDICTS = {v.value for v in Verdict}
+
+
+def _seat(key: Any) -> int | None:
+    """A seat number as YAML may give it (1 or "1")."""
+    try:
+        return int(key)
+    except (TypeError, ValueError):
+        return None
 
 
 def _clocks(limits: Any, players: int) -> dict[int, SeatClock]:

@@ -67,6 +67,16 @@ EDITS = {
                  "step 2: step_logs/step_2.txt differs"),
     "cut_last_steps": (lambda f: _write_lines(f, _lines(f)[:-2]), "result.yaml"),
     "reordered": (lambda f: _write_lines(f, [_lines(f)[1], _lines(f)[0], *_lines(f)[2:]]), "step 1:"),
+    "result_names_swapped": (lambda f: _edit_result(f, players={
+        1: {"name": "builtin:random", "status": "active"}, 2: {"name": "builtin:greedy", "status": "active"}}),
+        "result.yaml: player 1 is named 'builtin:random'"),
+    "result_game": (lambda f: _edit_result(f, game="tsuro"), "result.yaml: game is 'tsuro'"),
+    "result_variant": (lambda f: _edit_result(f, variant="other"), "result.yaml: variant"),
+    "result_extra_key": (lambda f: _edit_result(f, grade="A+"), "result.yaml: unexpected keys (grade)"),
+    "result_no_players": (lambda f: _edit_result(f, players={1: {"name": "builtin:greedy", "status": "active"}}),
+                          "result.yaml: players are not one entry per seat"),
+    "result_verdict_invented": (lambda f: _edit_result(f, verdicts={1: {"OK": 1, "BRILLIANT": 9}, 2: {}}),
+                                "verdict counts differ"),
     "match_seed": (lambda f: (f / "match.yaml").write_text(
         (f / "match.yaml").read_text().replace("seed: 11", "seed: 12")), "match.yaml"),
 }
@@ -124,6 +134,7 @@ def test_every_line_chains_to_the_one_before_and_result_names_the_last(finished)
 
 FILL_UP = """
 import resource, signal, sys
+sys.dont_write_bytecode = True  # a .pyc written under the limit would be cut short, for every later run
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
 resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
 sys.argv = ["referee", *sys.argv[1:]]
@@ -142,10 +153,8 @@ def test_a_full_disk_costs_one_line_and_no_half_files(tmp_path, limit):
         [sys.executable, "-c", FILL_UP.format(limit=limit), "play", "cantris",
          "--player", "builtin:greedy", "--player", "builtin:random", "--seed", "4",
          "--board", str(BOARDS / "cantris" / "10x5-1.txt"), "--out", str(out), "--quiet",
-         "--sandbox", "none"], capture_output=True, text=True, timeout=120,
-        # No bytecode written under that limit: a .pyc cut at 1500 bytes would
-        # break every later import of the module (the whole suite failed so).
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+         "--sandbox", "none", "--pass-env", "PYTHONDONTWRITEBYTECODE"], capture_output=True, text=True,
+        timeout=120, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))  # players inherit the limit too
     assert proc.returncode == 4, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len([ln for ln in lines if not ln.startswith("referee: warning")]) == 1

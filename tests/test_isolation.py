@@ -94,3 +94,29 @@ def test_the_view_shows_an_interpreter_installation_and_not_the_home_around_it(t
     if not any(str(real).startswith(p) for p in sandbox_mod.RUNTIME):
         assert any(p in real.parents for p in shown)
     assert Path.home() not in shown and Path("/") not in shown
+
+
+@pytest.mark.skipif(not cgroups.available(), reason="no control groups here")
+def test_groups_left_by_a_referee_that_is_gone_are_emptied_and_removed():
+    """A referee killed with SIGKILL cannot remove its seats' groups (nor
+    kill what a player left in them): the next referee does."""
+    import subprocess
+
+    where = cgroups.hierarchy()
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that is no one's now
+    parent = next(iter(where.parents.values()))
+    stale = parent / f"{cgroups.PREFIX}{dead.pid}-1"
+    stale.mkdir()
+    sleeper = subprocess.Popen(["sleep", "1000"])
+    (stale / "cgroup.procs").write_text(str(sleeper.pid))
+    cgroups._SWEPT.clear()
+    group = cgroups.SeatGroup.create(64, 8, sandboxed=False)
+    try:
+        assert not stale.exists()
+        assert sleeper.wait(timeout=10) == -9
+    finally:
+        if group is not None:
+            group.remove()
+        if sleeper.poll() is None:
+            sleeper.kill()

@@ -50,11 +50,36 @@ def test_every_game_has_a_replay_page_and_a_link(tournament):
     assert "http://" not in page and "https://" not in page
 
 
-def test_existing_replay_pages_are_kept(tournament):
+def test_replay_pages_are_written_anew_never_a_planted_one(tournament, tmp_path):
+    """A player (without the sandbox) may plant replay.html in its game
+    folder: a page of its own, a link to a file elsewhere, a directory.  The
+    report writes every page anew, replaces a planted file or link without
+    following it, and links only the pages it wrote."""
     out, games, _ = tournament
-    records = [SimpleNamespace(key=g["game"], folder=g["folder"]) for g in games]
-    again = write_replays(out, records)
-    assert again["written"] == 0 and not again["failed"]
+    import shutil
+
+    copies = tmp_path / "out"
+    outside = tmp_path / "outside.html"
+    outside.write_text("the TA's own file")
+    records = []
+    for n, game in enumerate(games[:3]):
+        shutil.copytree(out / game["folder"], copies / game["folder"])
+        page = copies / game["folder"] / REPLAY_NAME
+        page.unlink()
+        if n == 0:
+            page.write_text("<h1>player 1 wins</h1>")
+        elif n == 1:
+            page.symlink_to(outside)
+        else:
+            (page / "x").mkdir(parents=True)
+        records.append(SimpleNamespace(key=game["game"], folder=game["folder"]))
+    again = write_replays(copies, records)
+    assert again["written"] == 2 and list(again["failed"]) == [records[2].key]
+    assert again["pages"] == {records[0].key, records[1].key}
+    for record in records[:2]:
+        page = copies / record.folder / REPLAY_NAME
+        assert page.is_file() and not page.is_symlink() and "player 1 wins" not in page.read_text()
+    assert outside.read_text() == "the TA's own file"
 
 
 @needs_browser

@@ -57,7 +57,8 @@ class FakePlay:
 
 def run(config_path: Path, jobs: int = 1, resume: bool = False, play=None):
     play = play or FakePlay()
-    summary = Tournament(load_config(config_path)).run(jobs, resume, play=play, log=io.StringIO())
+    summary = Tournament(load_config(config_path)).run(jobs, resume, play=play, log=io.StringIO(),
+                                                       check=lambda *record: None)  # no folders here
     return summary, play
 
 
@@ -211,3 +212,32 @@ def test_tables_of_three_rotate_every_seat(tmp_path):
     assert [row.name for row in summary.standings] == ["p3", "p2", "p1", "p0"]
     # p2: second (1/2) at the two tables with p3, first at the other; 3 games each
     assert [row.points for row in summary.standings] == [9, 6, 3, 0]
+
+
+def test_each_game_gets_a_fresh_worker_started_ahead_and_the_spares_end_with_the_play(tmp_path):
+    # Each game is played by a fresh worker process (as isolated as before),
+    # but one started while the game before it ran: its Python start-up and
+    # imports are not paid between games.  What is left waiting at the end
+    # is told so (end of its input) and ends, leaving no file behind.
+    from referee.core.match import MatchSpec
+    from referee.tournament.runner import WorkerPlay
+    from conftest import BOARDS
+
+    play = WorkerPlay()
+    used = []
+    try:
+        for n in (1, 2, 3):
+            spec = MatchSpec("cantris", ["builtin:random", "builtin:random"], seed=n, sandbox="none",
+                             board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
+            ahead = [proc for proc, _ in play._spares]
+            result = play(GameJob(f"g{n}", "t", (0, 1), 0, n), spec)
+            assert result["steps"] > 0
+            assert all(proc.poll() == 0 for proc in ahead)  # it played this game and ended
+            used += ahead
+            assert len(play._spares) == 1 and play._spares[0][0].poll() is None  # the next one, waiting
+        assert len({proc.pid for proc in used}) == 2  # games 2 and 3, each its own
+        waiting = play._spares[0][0]
+    finally:
+        play.close()
+    assert waiting.returncode == 0
+    assert not [p.name for p in (tmp_path / "games").iterdir() if p.name.startswith(".")]

@@ -177,7 +177,8 @@ class SeatGroup:
         where = hierarchy()
         if where is None:
             return None
-        name = f"referee-seat-{os.getpid()}-{next(_names)}"
+        _sweep_stale(where)
+        name = f"{PREFIX}{os.getpid()}-{next(_names)}"
         folders = {controller: parent / name for controller, parent in where.parents.items()}
         try:
             for folder in folders.values():
@@ -268,6 +269,41 @@ class SeatGroup:
                     break
                 except OSError:  # its last processes are still being torn down
                     time.sleep(0.01)
+
+
+PREFIX = "referee-seat-"
+
+
+_SWEPT: list[bool] = []
+
+
+def _sweep_stale(where: Hierarchy) -> None:
+    """Once per referee: empty and remove the seats' groups of referees that
+    are gone (killed before they could): what a player left running there
+    is killed now, not kept for ever."""
+    if _SWEPT:
+        return
+    _SWEPT.append(True)
+    for controller, parent in where.parents.items():
+        with contextlib.suppress(OSError):
+            for folder in parent.iterdir():
+                owner = folder.name[len(PREFIX):].split("-")[0]
+                if not folder.name.startswith(PREFIX) or not owner.isdigit() or _alive(int(owner)):
+                    continue
+                group = SeatGroup(where, {controller: folder})
+                group.kill_all()
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's: alive
+    return True
 
 
 def _pairs(text: str) -> dict[str, int]:

@@ -18,8 +18,11 @@ forks its players itself (``REFEREE_RUNNER=direct``, the portable runner) a
 thread and a fork do not mix well, so the jobs run in line there."""
 from __future__ import annotations
 
+import errno
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
+
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
 class Later:
@@ -45,19 +48,27 @@ class Later:
 
     def wait(self, seat: int | None = None) -> None:
         """Wait for the jobs that touch ``seat``'s folder (all jobs for None);
-        the first one's error, if any (disk full), is raised here."""
+        the first one's error, if any, is raised here.  Jobs that stopped on
+        a full disk are run again here, in line: meanwhile the match has
+        charged the seat that filled it and emptied its folder (see
+        ``Match._disk_fault``); if the disk is still full, that error goes up."""
         if any(seat is None or owner == seat for owner, _ in self._queued):
             self.go()
         pending = []
         error: BaseException | None = None
+        stalled: list[tuple[int | None, Callable[[], None]]] = []
         for seats, future in self._batches:
             if seat is None or seat in seats:
                 error = error or future.exception()
+                if future.exception() is None:
+                    stalled.extend(future.result())
             else:
                 pending.append((seats, future))
         self._batches = pending
         if error is not None:
             raise error
+        for _, job in stalled:
+            job()
 
     def close(self) -> None:
         """Finish everything and stop the thread; errors are dropped (this
@@ -68,7 +79,15 @@ class Later:
         self._batches, self._queued = [], []
 
 
-def _run_all(jobs: list[tuple[int | None, Callable[[], None]]]) -> None:
-    """Run a batch in order; the first error stops it (the match ends on it)."""
-    for _, job in jobs:
-        job()
+def _run_all(jobs: list[tuple[int | None, Callable[[], None]]]) -> list[tuple[int | None, Callable[[], None]]]:
+    """Run a batch in order; the first error stops it (the match ends on
+    it), except a full disk: then the jobs from the one that failed on are
+    returned, to be run again by :meth:`Later.wait`."""
+    for done, (_, job) in enumerate(jobs):
+        try:
+            job()
+        except OSError as exc:
+            if exc.errno in NO_SPACE:
+                return jobs[done:]
+            raise
+    return []

@@ -19,7 +19,16 @@ import yaml
 
 from . import files
 from .errors import InputError
+from .later import NO_SPACE
 from .game import Game, GameState
+
+
+RESERVE_NAME = ".referee-reserve"
+RESERVE_BYTES = 1 << 20
+"""Disk space the match folder holds back from the start, released when a
+write of the referee's own finds the disk full: the log line, the snapshot
+and result.yaml of a match whose player filled the disk are still written,
+and the match is charged to that player (DISK_LIMIT), never voided."""
 
 
 def state_hash(game: Game, state: GameState) -> str:
@@ -54,8 +63,47 @@ class MatchFolder:
         (self.root / "players").mkdir(exist_ok=True)
         if board_text is not None:
             files.write_text(self.root / "board.txt", board_text)
+        self._reserve()
         self._log = os.open(self.root / "log.jsonl",
                             os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+
+    def _reserve(self) -> None:
+        """Set :data:`RESERVE_BYTES` aside (really allocated, not a sparse
+        file); without the room for it the match goes on without."""
+        try:
+            fd = os.open(self.root / RESERVE_NAME, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                         | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except OSError:
+            return
+        try:
+            try:
+                os.posix_fallocate(fd, 0, RESERVE_BYTES)
+            except (AttributeError, OSError):
+                block = bytes(65536)
+                for _ in range(RESERVE_BYTES // len(block)):
+                    os.write(fd, block)
+        except OSError:
+            os.close(fd)
+            self._release()
+            return
+        os.close(fd)
+
+    def _release(self) -> bool:
+        """Give the reserve back; whether there was one."""
+        try:
+            os.unlink(self.root / RESERVE_NAME)
+        except OSError:
+            return False
+        return True
+
+    def _with_room(self, write, *args: Any) -> Any:
+        """``write(*args)``; if the disk is full, again with the reserve released."""
+        try:
+            return write(*args)
+        except OSError as exc:
+            if exc.errno not in NO_SPACE or not self._release():
+                raise
+        return write(*args)
 
     def write_match_yaml(self, match_yaml: dict[str, Any]) -> None:
         text = files.yaml_text(match_yaml)
@@ -82,9 +130,14 @@ class MatchFolder:
         return path
 
     def write_snapshot(self, step: int, text: str) -> None:
-        files.write_text(self.root / "step_logs" / f"step_{step}.txt", text)
+        self._with_room(files.write_text, self.root / "step_logs" / f"step_{step}.txt", text)
 
     def append_log(self, record: dict[str, Any]) -> None:
+        """Append one whole line (see :meth:`_append`), with the reserve
+        released if the disk is full."""
+        self._with_room(self._append, record)
+
+    def _append(self, record: dict[str, Any]) -> None:
         """Append one whole line, or nothing: a failed or short write (disk
         full) is cut back off before the error goes up."""
         assert self._log is not None
@@ -107,7 +160,8 @@ class MatchFolder:
         if self._log is not None:
             os.close(self._log)
             self._log = None
-        files.write_yaml(self.root / "result.yaml", result)
+        self._with_room(files.write_yaml, self.root / "result.yaml", result)
+        self._release()
 
 
 def _load_yaml(path: Path) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import secrets
-import shutil
 import sys
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Hashable, Mapping
@@ -18,7 +18,7 @@ from typing import Any, Hashable, Mapping
 from referee import __version__
 from .registry import get_game
 
-from . import cgroups, files, sandbox as sandbox_mod, seats, settings as settings_mod, views
+from . import cgroups, files, sandbox as sandbox_mod, seats, settings as settings_mod, trees, views
 from .errors import InputError
 from .game import Game, GameState, Outcome, Setup
 from .clock import SeatClock
@@ -26,16 +26,19 @@ from .later import Later
 from .log import MatchFolder, state_hash
 from .players import Agent, ProcessAgent, Reply, close_agents, make_agent, start_seats
 from .sandbox import Sandbox
-from .textgrid import read_board_file
+from .textgrid import MAX_DECISION_CHARS, read_board_file
 from .seatfiles import SeatFolder, Spares
-from .rng import derived_rng
+from .rng import chance_seed, derived_rng, match_key
 from .runner import Limits, RunResult, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
+from .visible import visible
 
 POLICIES = ("forfeit", "eject", "random")
-DECISION_LOGGED = 200  # characters of a decision kept in the log
+DECISION_LOGGED = MAX_DECISION_CHARS  # a decision is logged whole up to the longest a codec accepts
 OUTPUT_TAIL = 400  # characters of a step's stdout/stderr kept in its log record
 SPARES = 3  # files made ahead for a step's creations (see seatfiles.Spares)
+DISK_FULL_FREE = 256 * 1024  # bytes free on the match's disk below which it counts as full
+DISK_FULL_GROWTH = 1 << 20  # a seat whose folder grew this much in a step that filled the disk filled it
 
 
 class RefereeError(Exception):
@@ -68,6 +71,7 @@ class MatchSpec:
     base_dir: Path = field(default_factory=Path.cwd)
     sandbox: str = "auto"  # auto | bwrap | none
     hidden: list[str] = field(default_factory=list)  # more folders players must not see
+    key: str | None = None  # the secret of its chances (see rng.match_key); None: from the seed, or random
     pass_env: list[str] = field(default_factory=list)  # the referee's variables players get too
     browser: bool = True  # human:web opens a browser (False: --no-browser, the URL is printed)
 
@@ -97,6 +101,11 @@ class Prepared:
     agents: list[Agent]
     names: list[str]
     sandbox: Sandbox = sandbox_mod.NONE
+    key: str = ""  # the match's secret: its chances come from it (match.yaml, out of the players' reach)
+
+    @property
+    def chance(self) -> int:
+        return chance_seed(self.key)
 
 
 def default_out(game: str, seed: int, root: Path, kind: str = "") -> Path:
@@ -138,8 +147,9 @@ def prepare(spec: MatchSpec) -> Prepared:
         board_text = game.default_board_text(variant, n)
         board_source = "<default>"
     board = game.parse_board(board_text, board_source, variant) if board_text is not None else None
+    key = spec.key or match_key(spec.seed)
     seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
-    setup = Setup(variant=variant, players=n, seed=seed, board=board, settings=game_settings)
+    setup = Setup(variant=variant, players=n, seed=chance_seed(key), board=board, settings=game_settings)
     game.initial_state(setup)  # settings a game rejects fail here, before any output
     names = list(spec.names) if spec.names else list(spec.players)
     if len(names) != n:
@@ -151,14 +161,16 @@ def prepare(spec: MatchSpec) -> Prepared:
             raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
         if not (out / "match.yaml").is_file():
             raise InputError(f"output folder {out} is not a match folder; --replace only replaces those")
-        shutil.rmtree(out)
+        if not trees.remove_tree(out):
+            raise InputError(f"output folder {out} could not be removed whole "
+                             "(what was left is named .referee-trash-*)")
     sandbox = sandbox_mod.resolve(spec.sandbox) if any(
         isinstance(a, ProcessAgent) for a in agents) else sandbox_mod.NONE
     if sandbox.on and not seats.available():
         sandbox = sandbox_mod.Sandbox("none", None, "running players without a sandbox: "
                                       "the sandbox needs the seat host, which REFEREE_RUNNER turned off")
     return Prepared(game, spec, variant, board_text, board_source, setup, limits, policy,
-                    seed, out, agents, names, sandbox)
+                    seed, out, agents, names, sandbox, key)
 
 
 class Observer:
@@ -188,11 +200,12 @@ class Match:
         self.history = views.History()
         self.states: list[GameState] = []
         self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
+        self.disk_used = {pid: 0 for pid in range(1, n + 1)}  # bytes, at each seat's last check
         self.spares = Spares(prepared.out / "players")
         self.seats = {pid: SeatFolder(prepared.out, pid, check_snapshots=not prepared.sandbox.on,
                                       spares=self.spares)
                       for pid in range(1, n + 1)}
-        self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.seed,
+        self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.chance,
                                       prepared.names, prepared.limits)
         self.later = Later(threaded=seats.available())
 
@@ -208,6 +221,7 @@ class Match:
                          **({"persistent": True} if getattr(a, "persistent", False) else {})}
                         for i, (name, a) in enumerate(zip(p.names, p.agents), start=1)],
             "seed": p.seed,
+            "key": p.key,
             "policy": p.policy,
             "settings": dict(p.setup.settings),
             "limits": p.limits.to_json(),
@@ -373,7 +387,11 @@ class Match:
                 record["grace_ms"] = round(charge.grace_used * 1000, 1)
         if reply.resigned:
             return self._resign(step, player, state, record, run)
-        verdict, message, decision = self._judge(reply, state, step_limits)
+        disk = self._disk_fault(player, seat, step_limits) if isinstance(agent, ProcessAgent) else None
+        if disk:
+            verdict, message, decision = Verdict.DISK_LIMIT, disk, None
+        else:
+            verdict, message, decision = self._judge(reply, state, step_limits)
         if charge is not None and verdict is Verdict.TIMEOUT and charge.ran_out:
             message = (f"its time bank ran out: {charge.allowed:.3f} s left, took "
                        f"{run.wall_s:.3f} s (grace {step_limits.grace:g} s)")
@@ -431,6 +449,32 @@ class Match:
             return Verdict.LATE, f"took {reply.run.wall_s:.2f} s, soft limit {limits.soft_time:g} s", decision
         return Verdict.OK, None, decision
 
+    def _disk_fault(self, player: int, seat: SeatFolder, limits: Limits) -> str | None:
+        """Why the seat's step is DISK_LIMIT, or None: its folder holds more
+        than ``disk_mb``, or the disk is full and its folder grew by more
+        than :data:`DISK_FULL_GROWTH` in this step.  Then the folder is
+        emptied (see :meth:`SeatFolder.clear`), so that the match and the
+        disk go on; what it held is named in the message."""
+        budget = int(limits.disk_mb * 1024 * 1024) if limits.disk_mb else None
+        if budget is None and _disk_full(seat.path) is None:  # no budget: only a full disk matters
+            return None
+        usage = seat.usage(budget)
+        before, self.disk_used[player] = self.disk_used[player], usage.bytes
+        largest = (f"; the largest file: {visible(usage.largest[0])} "
+                   f"({usage.largest[1] / 2**20:.1f} MiB)") if usage.largest[1] else ""
+        if usage.over:
+            why = (f"its folder holds more than its disk budget of {limits.disk_mb:g} MiB "
+                   f"(disk_mb){largest}")
+        else:
+            free = _disk_full(seat.path)
+            if free is None or usage.bytes - before < DISK_FULL_GROWTH:
+                return None
+            why = (f"the disk filled up during its step ({free / 2**20:.1f} MiB free); its folder "
+                   f"grew by {(usage.bytes - before) / 2**20:.1f} MiB{largest}")
+        seat.clear()
+        self.disk_used[player] = 0
+        return why + "; its folder was emptied"
+
     def _hint(self, message: str = "") -> str:
         """The decision format, unless the codec's message already says what
         was expected (then it would be said twice)."""
@@ -453,7 +497,7 @@ class Match:
             legal = list(state.legal_decisions())
             if legal:
                 record["fault"] = "random"
-                choice = derived_rng(self.p.seed, "random-policy", step).choice(legal)
+                choice = derived_rng(self.p.chance, "random-policy", step).choice(legal)
                 return self._apply(step, player, state, choice, record)
         if policy in ("eject", "random"):
             try:
@@ -515,9 +559,19 @@ class Match:
         }
 
 
+def _disk_full(path: Path) -> int | None:
+    """The bytes free on ``path``'s disk if it counts as full (under
+    :data:`DISK_FULL_FREE`), else None."""
+    try:
+        free = shutil.disk_usage(path).free
+    except OSError:
+        return None
+    return free if free < DISK_FULL_FREE else None
+
+
 def _tail(reply: Reply) -> str:
     lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
-    return f" (stderr: {lines[-1][:160]})" if lines else ""
+    return f" (stderr: {visible(lines[-1][:160], lines=False)})" if lines else ""
 
 
 def _printed(reply: Reply) -> str:

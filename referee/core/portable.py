@@ -49,6 +49,7 @@ from typing import Mapping, Sequence
 
 import psutil
 
+from . import lifeline
 from .runner import Limits, RunResult, cap_output, output_tail
 
 try:  # POSIX only
@@ -82,9 +83,10 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
     start = time.monotonic()
     with open(stdout_path, "ab") as out, open(stderr_path, "ab") as err:
         try:
-            proc = subprocess.Popen(list(argv), cwd=cwd, env={**env, MARKER: run_id},
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=lifeline.environment({**env, MARKER: run_id}),
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                     close_fds=True, **_spawn_options(limits))
+            lifeline.adopt(proc)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             result.start_error = f"could not start {argv[0]!r}: {reason}"
@@ -150,14 +152,17 @@ def _spawn_options(limits: Limits) -> dict:
     if resource is not None and limits.open_files:
         pairs.append((resource.RLIMIT_NOFILE, int(limits.open_files)))
 
+    referee = os.getpid()
+
     def apply() -> None:  # between fork and exec: keep it minimal
+        lifeline.child_setup(referee)
         for which, value in pairs:
             _soft, hard = resource.getrlimit(which)
             if hard != resource.RLIM_INFINITY:
                 value = min(value, hard)
             resource.setrlimit(which, (value, value))
 
-    return {"start_new_session": True, "preexec_fn": apply if pairs else None}
+    return {"start_new_session": True, "preexec_fn": apply}
 
 
 class _Watch:

@@ -22,12 +22,12 @@ import collections
 import contextlib
 import errno
 import os
-import shutil
 import stat
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from . import trees
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # An existing file opened to be written in place: never through a link, never
@@ -42,19 +42,9 @@ def kind_of(mode: int) -> str:
 
 
 def _remove(parent: int, name: str) -> None:
-    """Remove whatever ``name`` is (file, link, fifo, directory tree)."""
-    try:
-        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
-    except FileNotFoundError:
-        return
-    if not stat.S_ISDIR(info.st_mode):
-        os.unlink(name, dir_fd=parent)
-        return
-    with contextlib.suppress(OSError):
-        os.chmod(name, 0o700, dir_fd=parent)
-    shutil.rmtree(name, ignore_errors=True, dir_fd=parent)
-    with contextlib.suppress(FileNotFoundError):  # what rmtree could not remove goes aside
-        os.rename(name, f".referee-trash-{time.monotonic_ns()}", src_dir_fd=parent, dst_dir_fd=parent)
+    """Remove whatever ``name`` is (file, link, fifo, directory tree of any
+    depth): see :func:`referee.core.trees.remove_at`."""
+    trees.remove_at(parent, name)
 
 
 def open_dir(parent: int, name: str, repairs: list[str], label: str) -> int:
@@ -306,6 +296,41 @@ class SeatFolder:
         for fd in [*(held or ()), *(fd for fd, _ in views.values())]:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def usage(self, budget: int | None) -> trees.Usage:
+        """What the seat folder occupies on the disk (stopping past
+        ``budget``).  Where the sandbox mounts ``step_logs/`` read-only it
+        holds only the referee's snapshots, and is not walked (a walk of
+        it cost O(steps) at every step)."""
+        return trees.tree_usage(self.path, budget, () if self.check_snapshots else ("step_logs",))
+
+    def clear(self, keep: tuple[str, ...] = ("stdout.txt", "stderr.txt"), keep_bytes: int = 1 << 20) -> None:
+        """Empty the folder of a seat that went over its disk budget: all
+        but ``keep`` (the host's output files, cut to ``keep_bytes``) is
+        removed; the next step writes its views and snapshots afresh."""
+        self.close()
+        self._written.clear()
+        self._reserved.clear()
+        try:
+            seat = os.open(self.path, DIR_FLAGS)
+        except OSError:
+            return
+        try:
+            with os.scandir(seat) as entries:
+                names = [entry.name for entry in entries]
+            for name in names:
+                if name not in keep:
+                    _remove(seat, name)
+                    continue
+                with contextlib.suppress(OSError):
+                    fd = os.open(name, REWRITE_FLAGS, dir_fd=seat)
+                    try:
+                        if stat.S_ISREG(os.fstat(fd).st_mode) and os.fstat(fd).st_size > keep_bytes:
+                            os.ftruncate(fd, keep_bytes)
+                    finally:
+                        os.close(fd)
+        finally:
+            os.close(seat)
 
     def take_repairs(self) -> list[str]:
         done, self.repairs = self.repairs, []

@@ -18,7 +18,9 @@ Blank lines and ``#`` comments are skipped (as ``numpy.loadtxt`` does).
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 from .errors import InputError
@@ -132,12 +134,25 @@ def decode(data: bytes, source: str) -> str:
 
 def read_board_file(path: Path) -> str:
     """A board file's text.  At most four bytes per character are read (the
-    most UTF-8 needs), so a 10 MB file is refused without reading it all."""
+    most UTF-8 needs), so a 10 MB file is refused without reading it all.
+    It must be a regular file: a fifo is opened without blocking and
+    refused, so that ``--board`` on one is an error and never a hang."""
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a fifo" if stat.S_ISFIFO(mode) else \
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file"
+            raise InputError(f"not a regular file ({kind}); give the path of a board file", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(4 * MAX_FILE_CHARS + 1)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+    finally:
+        os.close(fd)
     if len(data) > 4 * MAX_FILE_CHARS:
         raise InputError(f"the file is over {4 * MAX_FILE_CHARS} bytes; the referee reads files of "
                          f"at most {MAX_FILE_CHARS} characters", str(path))

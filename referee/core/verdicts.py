@@ -22,6 +22,7 @@ class Verdict(str, enum.Enum):
     TIMEOUT = "TIMEOUT"
     CPU_LIMIT = "CPU_LIMIT"
     MEMORY_LIMIT = "MEMORY_LIMIT"
+    DISK_LIMIT = "DISK_LIMIT"  # its folder past disk_mb, or it filled the disk
     CRASH = "CRASH"
     RESIGNED = "RESIGNED"  # a human at the keyboard or in the browser gave up: the game ends
 

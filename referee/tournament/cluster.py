@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import shutil
+import os
 import subprocess
 import sys
 import tarfile
@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from referee.core import trees
 from referee.core.errors import InputError
 from referee.core.match import MatchSpec
 
@@ -89,8 +90,8 @@ def pack(folder: Path) -> bytes:
 def unpack(blob: bytes, out: Path) -> None:
     """Replace ``out`` with the folder in ``blob`` (members checked: nothing
     outside the folder, no links or devices)."""
-    if out.exists():
-        shutil.rmtree(out)
+    if os.path.lexists(out) and not trees.remove_tree(out):
+        raise GameFailed(f"the old game folder {out} could not be removed")
     out.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
@@ -103,7 +104,7 @@ def unpack(blob: bytes, out: Path) -> None:
         if (scratch / FOLDER).is_dir():
             (scratch / FOLDER).rename(out)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        trees.remove_tree(scratch)
 
 
 class DaskPlay:

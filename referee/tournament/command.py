@@ -13,6 +13,7 @@ import click
 
 from referee.core.preflight import check_entrants
 from referee.core.runner import usable_cores
+from referee.core.visible import visible
 
 
 @click.command("tournament")
@@ -48,7 +49,7 @@ def tournament_command(config_file: Path, resume: bool, jobs: int | None, cluste
     click.echo(f"\n{summary.games} games; standings: {config.out / 'standings.md'} "
                f"(also standings.csv, games.csv)")
     if summary.failure:
-        click.echo(f"referee: error: {summary.failure}; fix it, then run again with --resume", err=True)
+        click.echo(f"referee: error: {visible(summary.failure, lines=False)}; fix it, then run again with --resume", err=True)
         sys.exit(1)
     if summary.interrupted:
         click.echo("referee: interrupted; run again with --resume to finish", err=True)

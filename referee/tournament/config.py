@@ -7,8 +7,11 @@ file's folder, so a TA can move the whole folder around.
 """
 from __future__ import annotations
 
+import dataclasses
 import glob
 import hashlib
+import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,12 +23,14 @@ from referee.core.game import Game
 from referee.core import settings as settings_mod
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
-from referee.core.rng import derived_rng
+from referee.core.rng import derived_key, derived_rng
 from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 
 from .formats import FORMATS, swiss_max_rounds
+
+STATE_FILE = "tournament.json"
 
 SEEDINGS = ("config", "random")
 SANDBOXES = ("auto", "bwrap", "none")
@@ -57,6 +62,10 @@ class TournamentConfig:
     seed: int
     out: Path
     sandbox: str = "auto"
+    key: str | None = None
+    """The secret its games' chances come from (each game's key is derived
+    from it): random when the config gives no seed, kept in tournament.json
+    for --resume; None: each game's key comes from its seed."""
     pass_env: tuple[str, ...] = ()  # the referee's environment variables players get too
 
     @property
@@ -199,13 +208,31 @@ def load_config(path: Path) -> TournamentConfig:
         boards=_boards(r, game, base), entrants=tuple(entrants), format=fmt,
         seeding=r.choice("seeding", SEEDINGS, "config"), rounds=rounds,
         limits=_limits(r, game), policy=r.choice("policy", POLICIES, None),
-        settings=_settings(r, game), seed=r.get("seed", int, 0),
+        settings=_settings(r, game), seed=0,
         out=base / r.get("out", str, f"{path.stem}-results"),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
         pass_env=tuple(_pass_env(r)),
     )
+    seed = r.get("seed", int, None)
+    if seed is None:  # random, and secret: the one an interrupted run drew, for --resume
+        seed, key = saved_chance(config.out)
+        config = dataclasses.replace(config, seed=secrets.randbelow(2 ** 31) if seed is None else seed,
+                                     key=key or (None if seed is not None else secrets.token_hex(16)))
+    else:
+        config = dataclasses.replace(config, seed=seed)
     _check_matches(r, config)
     return config
+
+
+def saved_chance(out: Path) -> tuple[int | None, str | None]:
+    """(seed, key) of the tournament or series started in ``out``, if any."""
+    try:
+        state = json.loads((Path(out) / STATE_FILE).read_text(encoding="utf-8"))
+        seed = state["config"]["seed"]
+        key = state.get("key")
+        return (int(seed), str(key) if key is not None else None)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None, None
 
 
 def match_spec(config: TournamentConfig, seats: tuple[int, ...], board: Path | None,
@@ -218,6 +245,7 @@ def match_spec(config: TournamentConfig, seats: tuple[int, ...], board: Path | N
         settings=config.settings, limits=config.limits,
         names=[config.entrants[e].name for e in seats], quiet=True, replace=True,
         base_dir=config.base_dir, sandbox=config.sandbox, hidden=[str(config.out.resolve())],
+        key=derived_key(config.key, "game", seed) if config.key else None,
         pass_env=list(config.pass_env))
 
 

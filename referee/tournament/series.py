@@ -16,19 +16,18 @@ stop) and the report are its own.
 from __future__ import annotations
 
 import math
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
-from referee.core import files
+from referee.core import files, trees
 from referee.core.errors import InputError
 from referee.core.match import default_out, prepare
 from referee.core.rng import derived_rng
 from referee.core.runner import usable_cores
 
-from .config import Entrant, TournamentConfig, match_spec
+from .config import Entrant, TournamentConfig, match_spec, saved_chance
 from .journal import GameJob, GameRecord
 from .planner import Plan
 from .ratings import (SprtSpec, describe_elo, elo_interval, parse_sprt, pentanomial, same_games,
@@ -71,7 +70,7 @@ def make_config(game: str, players: Sequence[str], boards: Sequence[Path | None]
                 policy: str | None = None, settings: dict[str, Any] | None = None,
                 limits: dict[str, Any] | None = None, sprt: SprtSpec | None = None,
                 names: Sequence[str] | None = None, sandbox: str = "auto",
-                pass_env: Sequence[str] = ()) -> SeriesConfig:
+                pass_env: Sequence[str] = (), key: str | None = None) -> SeriesConfig:
     """Check everything before any game runs: every board is prepared as a
     match would be (InputError, one line, on the first problem)."""
     if games < 1:
@@ -85,7 +84,7 @@ def make_config(game: str, players: Sequence[str], boards: Sequence[Path | None]
         entrants=tuple(Entrant(n, c) for n, c in zip(names, players)), format="series",
         seeding="config", rounds=None, limits=dict(limits or {}), policy=policy,
         settings=dict(settings or {}), seed=seed, out=Path(out), sandbox=sandbox, games=games,
-        sprt=sprt, pass_env=tuple(pass_env))
+        sprt=sprt, pass_env=tuple(pass_env), key=key)
     for board in config.boards:
         prepare(match_spec(config, tuple(range(len(players))), board, 0, config.out / ".check-only"))
     return config
@@ -287,7 +286,8 @@ def prepare_out(out: Path, replace: bool) -> None:
             raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
         if not (out / STATE_FILE).is_file():
             raise InputError(f"output folder {out} is not a series folder; --replace only replaces those")
-        shutil.rmtree(out)
+        if not trees.remove_tree(out):
+            raise InputError(f"output folder {out} could not be removed whole")
 
 
 def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr,
@@ -337,13 +337,18 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
     if resume:
         if out is None:
             raise InputError("--resume needs --out: the series folder to finish")
-        seed = seed if seed is not None else saved_seed(Path(out))
+    key = None  # a seed given: each game's key from its seed; else a secret one, kept for --resume
+    if resume:
+        if seed is None:
+            seed, key = saved_seed(Path(out)), saved_chance(Path(out))[1]
+    elif seed is None:
+        key = secrets.token_hex(16)
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
     out = Path(out) if out is not None else default_out(game, seed, base / "step_logs", "series")
     if not resume:
         prepare_out(out, replace)
     config = make_config(game, players, boards, games, seed, out, base, variant, policy,
-                         settings, limits, spec, names, sandbox, pass_env)
+                         settings, limits, spec, names, sandbox, pass_env, key)
     play = None
     if cluster:
         from .cluster import DaskPlay

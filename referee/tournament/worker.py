@@ -1,4 +1,5 @@
-"""One tournament game in its own OS process: ``python -m referee.tournament.worker SPEC``.
+"""One tournament game in its own OS process: ``python -m referee.tournament.worker SPEC``
+(or ``-``: SPEC comes as a line on stdin, to a worker started ahead of its game).
 
 Why a process per game: the core's player runner adopts and kills every
 orphan of its process after each step, so two games sharing a process could
@@ -48,9 +49,23 @@ def _exit_when_orphaned() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def _spec_line() -> str:
+    """The SPEC as one line on stdin (``-``): a worker started ahead of its
+    game, its imports done while the game before it ran (see
+    ``runner.WorkerPlay``), waits here for it.  End of input: no game."""
+    data = b""
+    while b"\n" not in data:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            os._exit(0)
+        data += chunk
+    return data.split(b"\n", 1)[0].decode()
+
+
 def main(argv: list[str]) -> int:
+    text = _spec_line() if argv[0] == "-" else argv[0]
     _exit_when_orphaned()
-    run_match(spec_from_json(argv[0]))
+    run_match(spec_from_json(text))
     return 0
 
 

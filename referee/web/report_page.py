@@ -15,13 +15,14 @@ from typing import Any, Sequence
 
 from referee.core import files
 from referee.tournament.formats import BYE
+from referee.core.visible import visible
 from referee.replay import load, write_html
 
 from . import assets
 
 REPLAY_NAME = "replay.html"
 VERDICT_ORDER = ("LATE", "MALFORMED", "NO_DECISION", "ILLEGAL", "TIMEOUT", "CPU_LIMIT",
-                 "MEMORY_LIMIT", "CRASH", "RESIGNED")
+                 "MEMORY_LIMIT", "DISK_LIMIT", "CRASH", "RESIGNED")
 
 
 @dataclass
@@ -136,28 +137,32 @@ def bracket_columns(fmt, plan, names: Sequence[str], records: Sequence[Any]) -> 
 
 
 def write_replays(out: Path, records: Sequence[Any]) -> dict[str, Any]:
-    """The replay page of every game that has none yet (a finished game never
-    changes, so pages written by an earlier report are kept).  Returns what it
-    did, for the report's footer; a game whose log cannot be replayed gets no
-    page and a note, never a failed report."""
-    written, failed, started = 0, {}, time.perf_counter()
+    """The replay page of every game, written anew each time (atomically:
+    whatever sits at its name, a page or link a player planted in its game
+    folder included, is replaced, never trusted).  Returns what it did, for
+    the report's footer and its links: only a page written here is linked;
+    a game whose log cannot be replayed gets no page and a note, never a
+    failed report."""
+    written, failed, started = [], {}, time.perf_counter()
     for record in records:
         folder = out / record.folder
-        page = folder / REPLAY_NAME
-        if page.exists() or not folder.is_dir():
+        if not folder.is_dir():
             continue
         try:
-            write_html(load(folder), page)
-            written += 1
+            write_html(load(folder), folder / REPLAY_NAME)
+            written.append(record.key)
         except Exception as exc:  # one damaged game must not cost the whole report
-            failed[record.key] = f"{type(exc).__name__}: {exc}"
-            print(f"referee: warning: no replay page for {record.key}: {exc}", file=sys.stderr)
-    return {"written": written, "failed": failed, "seconds": time.perf_counter() - started}
+            failed[record.key] = f"{type(exc).__name__}: {visible(str(exc), lines=False)}"
+            print(f"referee: warning: no replay page for {visible(record.key)}: "
+                  f"{visible(str(exc), lines=False)}", file=sys.stderr)
+    return {"written": len(written), "pages": set(written), "failed": failed,
+            "seconds": time.perf_counter() - started}
 
 
 def render(config, fmt, plan, records: Sequence[Any], rows: Sequence[Any], out: Path,
            replays: dict[str, Any] | None = None) -> str:
     names = config.names
+    pages = (replays or {}).get("pages", set())
     standing_rows, faults, rated = standings_rows(rows)
     order = [r.entrant for r in rows]
     grid = cross_table(records, len(names))
@@ -167,7 +172,7 @@ def render(config, fmt, plan, records: Sequence[Any], rows: Sequence[Any], out: 
         "key": r.key, "table": r.table, "board": board_name(config, r.board),
         "players": [names[e] for e in r.seats], "result": result_text(r, names),
         "reason": r.reason, "steps": r.steps, "folder": r.folder,
-        "replay": f"{r.folder}/{REPLAY_NAME}" if (out / r.folder / REPLAY_NAME).exists() else None,
+        "replay": f"{r.folder}/{REPLAY_NAME}" if r.key in pages else None,
         "faults": sum(n for counts in r.verdicts.values() for v, n in counts.items()
                       if v not in ("OK", "LATE")),
     } for r in records]

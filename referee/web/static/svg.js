@@ -55,7 +55,7 @@ Referee.playerLabel = function (data, id, parent) {
   return span;
 };
 /* Verdict badges, times and decision text: the replay's move list and the live pages'. */
-Referee.FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, CRASH: 1, RESIGNED: 1};
+Referee.FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, DISK_LIMIT: 1, CRASH: 1, RESIGNED: 1};
 Referee.badgeClass = function (verdict) {
   if (verdict === "OK") return "badge ok";
   if (verdict === "LATE") return "badge late";

@@ -1,0 +1,119 @@
+"""Hidden information stays hidden (issue 21): Tsuro's hands come from a
+secret match key that players never see, default seeds are random, and a
+given seed still makes a match reproducible.
+
+The attack from the issue: a player imports the (visible) referee package,
+finds which seed gives the ``seed`` in its state.json (tournament seeds used
+to default to ``game_seed(0, board)``) and rebuilds every hand from it."""
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import read_log, referee
+from test_rogues import MODES
+
+SPY = textwrap.dedent('''
+    import json, os, random, sys
+    state = json.load(open("state.json"))
+    me, players = state["you"], len(state["players"])
+    try:
+        from referee.core import views
+        from referee.core.rng import chance_seed
+        from referee.games.tsuro.rules import TsuroState
+        from referee.tournament.tables import game_seed
+    except ImportError:
+        print("no referee package in sight", file=sys.stderr)
+        open("decision.txt", "w").write(state["legal"][0])
+        sys.exit(0)
+
+    def rebuilt(chance):
+        """Whether ``chance`` is this match's: its state.json seed and our hand follow."""
+        if views.player_seed(chance, me) != state["seed"]:
+            return False
+        hand = TsuroState.initial(state["variant"], players, chance).hands[me - 1]
+        return state["step"] > 2 or list(hand) == state["hand"]
+
+    guesses = [game_seed(t, b) for t in range(50) for b in range(8)] + list(range(5000))
+    if any(rebuilt(g) for g in guesses):
+        print("REBUILT from a guessed seed", file=sys.stderr)
+    try:  # without the sandbox match.yaml is in reach: the control that rebuilding works
+        key = [l.split(":", 1)[1].strip() for l in open("../../match.yaml") if l.startswith("key:")][0]
+        print("REBUILT from match.yaml" if rebuilt(chance_seed(key)) else "key does not fit", file=sys.stderr)
+    except OSError:
+        print("match.yaml out of reach", file=sys.stderr)
+    open("decision.txt", "w").write(state["legal"][0])
+''')
+
+
+def _spy(tmp_path: Path) -> str:
+    path = tmp_path / "spy.py"
+    path.write_text(SPY)
+    return f"{sys.executable} {path}"
+
+
+def _stderr(out: Path) -> str:
+    return (out / "players" / "p1" / "stderr.txt").read_text()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_player_cannot_rebuild_the_hands_from_what_it_is_shown(tmp_path, mode):
+    out = tmp_path / "match"
+    proc = referee("play", "tsuro", "--player", _spy(tmp_path), "--player", "builtin:random",
+                   "--out", out, "--quiet", "--sandbox", mode)
+    assert proc.returncode == 0, proc.stderr
+    seen = _stderr(out)
+    assert "REBUILT from a guessed seed" not in seen
+    if mode == "none":  # nothing is hidden without the sandbox (docs/protocol.md): the control
+        assert "REBUILT from match.yaml" in seen
+    else:
+        assert "REBUILT" not in seen and "key does not fit" not in seen
+    match = yaml.safe_load((out / "match.yaml").read_text())
+    assert len(str(match["key"])) == 32
+    assert referee("replay", out, "--verify").returncode == 0
+
+
+def test_a_tournament_without_a_seed_draws_a_secret_one_and_resume_keeps_it(tmp_path):
+    """The attack of the issue, in the tournament it was found in: a config
+    with no seed.  The spy finds nothing; the secret is in tournament.json
+    (outside every game folder), every game verifies, and --resume of the
+    finished tournament keeps the same seed."""
+    config = tmp_path / "class.yaml"
+    config.write_text(yaml.safe_dump({
+        "game": "tsuro", "format": "round_robin", "out": "out",
+        "entrants": [{"name": "spy", "command": _spy(tmp_path)}, {"name": "rnd", "command": "builtin:random"}]}))
+    run = referee("tournament", config, "--jobs", "2")
+    assert run.returncode == 0, run.stderr
+    out = tmp_path / "out"
+    games = sorted((out / "games").iterdir())
+    assert games
+    for game in games:
+        match = yaml.safe_load((game / "match.yaml").read_text())
+        spy_seat = [p["name"] for p in match["players"]].index("spy") + 1
+        assert "REBUILT from a guessed seed" not in (game / "players" / f"p{spy_seat}" / "stderr.txt").read_text()
+        assert referee("replay", game, "--verify").returncode == 0
+    state = yaml.safe_load((out / "tournament.json").read_text())
+    assert len(state["key"]) == 32
+    again = referee("tournament", config, "--resume")
+    assert again.returncode == 0, again.stderr
+    assert yaml.safe_load((out / "tournament.json").read_text()) == state
+
+
+def test_a_given_seed_still_makes_the_match_reproducible(tmp_path):
+    logs = []
+    for n in (1, 2):
+        out = tmp_path / f"m{n}"
+        proc = referee("play", "tsuro", "--player", "builtin:random", "--player", "builtin:random",
+                       "--seed", "42", "--out", out, "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        logs.append([(r["applied"], r["hash"]) for r in read_log(out)])
+        assert referee("replay", out, "--verify").returncode == 0
+    assert logs[0] == logs[1]
+    other = tmp_path / "m3"
+    referee("play", "tsuro", "--player", "builtin:random", "--player", "builtin:random",
+            "--out", other, "--quiet")
+    assert [(r["applied"], r["hash"]) for r in read_log(other)] != logs[0]  # random by default
