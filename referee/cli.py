@@ -66,6 +66,7 @@ PLAY_KEYS = {
     "quiet": "true: print only the result (--quiet)",
     "color": "true/false: colour the boards (--color/--no-color)",
     "show_output": "true: print each step's stdout/stderr (--show-output)",
+    "no_browser": "true: a human:web seat prints its page's URL instead of opening a browser (--no-browser)",
     "sandbox": "auto, bwrap or none: run players in a bubblewrap sandbox (--sandbox)",
     "pass_env": "list of the referee's environment variables players get too (--pass-env)",
     "games": "play a paired series of N games (--games)",
@@ -239,7 +240,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                      quiet=quiet, color=color, replace=conf_flag(replace, "replace"), base_dir=base,
                      sandbox=sandbox or str(conf.get("sandbox") or "auto"),
                      pass_env=passed_env,
-                     browser=not no_browser)
+                     browser=not (no_browser or bool(conf.get("no_browser", False))))
     prepared = prepare(spec)
     preflight.check_match(prepared)  # a command that cannot start fails here, not every step
     show_output = conf_flag(show_output, "show_output")

@@ -101,7 +101,7 @@ def test_a_forfeit_does_not_rank_players_already_out_with_the_survivors(tmp_path
     """)
     out = tmp_path / "m"
     result = play_match("tsuro", out, late_crasher, "builtin:random", "builtin:random",
-                        "builtin:random", seed=5, extra=("--policy", "forfeit"))
+                        "builtin:random", seed=7, extra=("--policy", "forfeit"))
     replay = load(out)
     states = [state for _, state in frames(replay)]
     records = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
