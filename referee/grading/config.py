@@ -18,8 +18,7 @@ from referee.core.errors import InputError
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.runner import Limits
-from referee.core.registry import get_game
-from referee.tournament.config import SANDBOXES, _expand_boards, _Reader
+from referee.tournament.config import SANDBOXES, _expand_boards, _Reader, open_config
 from referee.tournament.series import player_names
 
 from .check_bot import table_size
@@ -87,22 +86,7 @@ class GradingConfig:
 
 def load(path: Path) -> GradingConfig:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the grading config: {getattr(exc, 'strerror', None) or exc}",
-                         str(path)) from None
-    r = _Reader(path, text)
-    base = path.resolve().parent
-    unknown = [k for k in r.data if k not in KEYS]
-    if unknown:
-        raise r.fail((str(unknown[0]),), f"unknown key; the keys are: {', '.join(KEYS)}")
-    name = r.get("game", str, required=True)
-    try:
-        game = get_game(name)
-    except InputError as exc:
-        raise r.fail(("game",), exc.message) from None
-    variant = r.choice("variant", tuple(game.variants), None)
+    r, base, game, variant = open_config(path, "grading", KEYS)
     games = r.get("games_per_board", int, 2)
     if games < 1:
         raise r.fail(("games_per_board",), f"must be at least 1, got {games}")

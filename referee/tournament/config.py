@@ -167,24 +167,31 @@ def _kind_word(names: str) -> str:
     return " or ".join(words.get(n, n) for n in names.split(" or "))
 
 
-def load_config(path: Path) -> TournamentConfig:
-    path = Path(path)
+def open_config(path: Path, what: str, keys: tuple[str, ...] | dict
+                ) -> tuple[_Reader, Path, Game, str | None]:
+    """A strict config's first reading, shared by the tournament and grading
+    configs: the file read (a BOM allowed), unknown keys refused, the game and
+    its variant looked up; every problem one line naming the file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the tournament config: {exc.strerror or exc}", str(path)) from None
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the {what} config: {getattr(exc, 'strerror', None) or exc}",
+                         str(path)) from None
     r = _Reader(path, text)
-    base = path.resolve().parent
-    unknown = [k for k in r.data if k not in KEYS]
+    unknown = [k for k in r.data if k not in keys]
     if unknown:
-        raise r.fail((str(unknown[0]),), f"unknown key; the keys are: {', '.join(KEYS)}")
-
+        raise r.fail((str(unknown[0]),), f"unknown key; the keys are: {', '.join(keys)}")
     name = r.get("game", str, required=True)
     try:
         game = get_game(name)
     except InputError as exc:
         raise r.fail(("game",), exc.message) from None
-    variant = r.choice("variant", tuple(game.variants), None)
+    return r, path.resolve().parent, game, r.choice("variant", tuple(game.variants), None)
+
+
+def load_config(path: Path) -> TournamentConfig:
+    path = Path(path)
+    r, base, game, variant = open_config(path, "tournament", KEYS)
     default_size = 2 if 2 in game.player_counts else min(game.player_counts)
     size = r.get("players", int, default_size)
     if size not in game.player_counts:
