@@ -206,3 +206,45 @@ def test_a_series_of_deterministic_players_on_one_board_says_so(tmp_path):
     assert "all 2 pairs were the same game (deterministic players on one board); add boards " \
            "(--boards)" in proc.stdout
     assert "[+0.0, +0.0]" not in proc.stdout
+
+
+# ----- the autograder package carries what the staff programs name ---------------------
+
+STAFF_FORMS = """\
+game: quoridor
+compliance: {points: 10}
+opponents:
+  - {player: "python3 plain/bot.py", points: 1}
+  - {player: "persistent:python3 -u kept/bot.py --weights=weights/w.txt", points: 1}
+  - {player: "./compiled/bot", points: 1}
+  - {player: "module:teams/alpha", points: 1}
+  - {player: "persistent:module:teams2/beta.py", points: 1}
+  - {player: "persistent:builtin:random", points: 1}
+"""
+
+
+def test_the_package_carries_every_staff_program_whatever_its_player_form(tmp_path):
+    from referee.grading.autograder import copy_course
+    from referee.grading.classroom import config_hash
+
+    course = tmp_path / "course"
+    for name in ("plain/bot.py", "kept/bot.py", "weights/w.txt", "teams/alpha/__init__.py",
+                 "teams/alpha/search.py", "teams2/beta.py", "compiled/bot", "hand-ins/secret.py"):
+        (course / name).parent.mkdir(parents=True, exist_ok=True)
+        (course / name).write_text(f"# {name}\n")
+    (course / "compiled" / "bot").chmod(0o755)
+    config = grading_config.load(write_config(tmp_path, STAFF_FORMS))
+    copied = copy_course(config, tmp_path / "package")
+    assert copied == ["compiled", "kept", "plain", "teams", "teams2", "weights"]
+    for name in ("teams/alpha/search.py", "teams2/beta.py", "weights/w.txt", "compiled/bot"):
+        assert (tmp_path / "package" / name).is_file(), name
+    assert not (tmp_path / "package" / "hand-ins").exists()
+    before = config_hash(config)  # a class run regrades when a stacked-prefix staff file changes
+    (course / "teams2" / "beta.py").write_text("# better\n")
+    assert config_hash(config) != before
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("# not beside the config\n")
+    config = grading_config.load(write_config(tmp_path, STAFF_FORMS.replace(
+        "teams2/beta.py", str(outside))))
+    with pytest.raises(InputError, match="elsewhere.py is outside the config's folder"):
+        copy_course(config, tmp_path / "package2")

@@ -19,7 +19,6 @@ a scratch copy of the platform's layout.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import stat
@@ -33,7 +32,7 @@ from referee import __version__
 from referee.core import files
 from referee.core.errors import InputError
 
-from .config import GradingConfig, load
+from .config import GradingConfig, load, staff_paths
 
 PLATFORMS = ("gradescope", "prairielearn")
 COURSE = "course"  # the config's folder inside a package
@@ -184,14 +183,8 @@ def copy_course(config: GradingConfig, target: Path) -> list[str]:
     for board in config.boards:
         if board is not None:
             copied.append(_copy_inside(base, board, target, "board"))
-    for opponent in config.opponents:
-        if opponent.player.startswith("builtin:"):
-            continue
-        for word in shlex.split(opponent.player.split(":", 1)[-1] if opponent.player.startswith(
-                ("persistent:", "module:")) else opponent.player):
-            path = Path(word) if os.path.isabs(word) else base / word
-            if ("/" in word or "." in word) and path.exists():
-                copied.append(_copy_inside(base, path, target, f"opponent {opponent.name!r}", whole=True))
+    for name, path in staff_paths(config):
+        copied.append(_copy_inside(base, path, target, f"opponent {name!r}", whole=True))
     return sorted(set(copied))
 
 

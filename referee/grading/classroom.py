@@ -23,7 +23,7 @@ from typing import Any, Callable
 from referee import __version__
 from referee.core import files
 
-from .config import GradingConfig
+from .config import GradingConfig, staff_paths
 from .formats import render, to_json
 from .gauntlet import grade
 
@@ -106,11 +106,10 @@ def config_hash(config: GradingConfig) -> str:
         if board is not None:
             digest.update(board.read_bytes())
     for opponent in config.opponents:
-        digest.update(opponent.player.encode())
-        for word in opponent.player.split():
-            path = config.base_dir / word
-            if path.is_file():
-                digest.update(path.read_bytes())
+        digest.update(opponent.player.encode() + b"\0")
+    for _, path in staff_paths(config):  # every player form: persistent:, module:, stacks
+        digest.update((folder_hash(path) if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest())
+                      .encode())
     return digest.hexdigest()
 
 
