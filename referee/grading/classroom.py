@@ -38,6 +38,7 @@ class ClassRow:
     tests: dict[str, float]
     status: str  # graded | unchanged | not gradable
     message: str
+    sandbox: str = ""  # bwrap, or none (the result file says why)
 
 
 def folder_hash(folder: Path) -> str:
@@ -124,15 +125,16 @@ def _read_stamp(path: Path) -> dict | None:
 def _row(name: str, data: dict, status: str) -> ClassRow:
     return ClassRow(name, float(data["score"]), float(data["max_score"]),
                     {t["name"]: float(t["score"]) for t in data["tests"]}, status,
-                    str(data.get("message", "")))
+                    str(data.get("message", "")), str((data.get("sandbox") or {}).get("kind", "")))
 
 
 def class_csv(config: GradingConfig, rows: list[ClassRow]) -> str:
     tests = [config.compliance_name, *[o.name for o in config.opponents]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *tests, "status", "message"])
+    writer.writerow(["submission", "score", "max_score", *tests, "status", "sandbox", "message"])
     for row in rows:
         writer.writerow([row.name, f"{row.score:g}", f"{row.max_score:g}",
-                         *[f"{row.tests.get(t, 0.0):g}" for t in tests], row.status, row.message])
+                         *[f"{row.tests.get(t, 0.0):g}" for t in tests], row.status, row.sandbox,
+                         row.message])
     return out.getvalue()

@@ -46,7 +46,8 @@ def _cut(text: str, cap: int = OUTPUT_CAP) -> str:
 def summary(grade: Grade) -> str:
     """The text above the tests."""
     head = f"{grade.score:g} / {grade.max_score:g} points ({grade.config.game})."
-    return head + (f" {grade.message[0].upper()}{grade.message[1:]}." if grade.message else "")
+    head += f" {grade.message[0].upper()}{grade.message[1:]}." if grade.message else ""
+    return f"{head} {grade.sandbox_text}"
 
 
 def to_json(grade: Grade) -> dict[str, Any]:
@@ -58,6 +59,7 @@ def to_json(grade: Grade) -> dict[str, Any]:
                    "status": _status(t), "visibility": t.visibility, "fraction": t.fraction,
                    "games": t.games, "elo": t.elo, "output": _cut(t.output)} for t in grade.tests],
         "leaderboard": grade.leaderboard(),
+        "sandbox": {"kind": grade.sandbox, "note": grade.sandbox_note},
         "results_folder": None if grade.out is None else str(grade.out),
     }
 
