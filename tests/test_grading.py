@@ -39,6 +39,7 @@ def python3_is_this_python(monkeypatch):
     (("builtin:greedy", "builtin:grumpy"), "opponents[1].player: no built-in player 'grumpy'"),
     (("builtin:greedy", "python3 staff/bot.py"), "opponents[1].player: python3 cannot find staff/bot.py"),
     (("points: 10", "points: -1"), "compliance.points: expected a number of points"),
+    (("zero_at: 0.25", "zero_at: 0.25\n    rating: strong"), "opponents[0].rating: expected an Elo rating"),
     (("time_limit: 10", "time_limit: fast"), "limits"),
 ])
 def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
@@ -215,9 +216,9 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     results = tmp_path / "hand-in-grades"
     rows = (results / "grades.csv").read_text().splitlines()
     assert rows[0] == "submission,score,max_score,Compliance (referee check-bot),random,staff greedy," \
-                      "status,sandbox,message"
-    assert rows[1].startswith("empty-handed,0,70,0,0,0,graded,bwrap,no player.py or player.cpp")
-    assert rows[2].startswith("syntax_error,0,70,0,0,0,graded,bwrap,the program did not answer")
+                      "rating,status,sandbox,message"
+    assert rows[1].startswith("empty-handed,0,70,0,0,0,,graded,bwrap,no player.py or player.cpp")
+    assert rows[2].startswith("syntax_error,0,70,0,0,0,,graded,bwrap,the program did not answer")
     validate("prairielearn", (results / "syntax_error" / "results.prairielearn.json").read_text())
     again = referee("grade", config, "--submissions", folder, "--format", "prairielearn", cwd=tmp_path)
     assert again.stdout.count("unchanged") == 2

@@ -39,6 +39,7 @@ class ClassRow:
     status: str  # graded | unchanged | not gradable
     message: str
     sandbox: str = ""  # bwrap, or none (the result file says why)
+    rating: float | None = None  # against the reference set; None: it played no game
 
 
 def folder_hash(folder: Path) -> str:
@@ -125,16 +126,18 @@ def _read_stamp(path: Path) -> dict | None:
 def _row(name: str, data: dict, status: str) -> ClassRow:
     return ClassRow(name, float(data["score"]), float(data["max_score"]),
                     {t["name"]: float(t["score"]) for t in data["tests"]}, status,
-                    str(data.get("message", "")), str((data.get("sandbox") or {}).get("kind", "")))
+                    str(data.get("message", "")), str((data.get("sandbox") or {}).get("kind", "")),
+                    (data.get("rating") or {}).get("value"))
 
 
 def class_csv(config: GradingConfig, rows: list[ClassRow]) -> str:
     tests = [config.compliance_name, *[o.name for o in config.opponents]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *tests, "status", "sandbox", "message"])
+    writer.writerow(["submission", "score", "max_score", *tests, "rating", "status", "sandbox", "message"])
     for row in rows:
         writer.writerow([row.name, f"{row.score:g}", f"{row.max_score:g}",
-                         *[f"{row.tests.get(t, 0.0):g}" for t in tests], row.status, row.sandbox,
+                         *[f"{row.tests.get(t, 0.0):g}" for t in tests],
+                         "" if row.rating is None else f"{row.rating:.0f}", row.status, row.sandbox,
                          row.message])
     return out.getvalue()

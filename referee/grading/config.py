@@ -30,7 +30,9 @@ from .submission import check_manifest
 
 KEYS = ("game", "variant", "boards", "games_per_board", "limits", "settings", "policy", "seed",
         "sandbox", "compliance", "opponents", "submission", "visibility", "leaderboard")
-OPPONENT_KEYS = ("player", "name", "points", "full_at", "zero_at", "visibility")
+OPPONENT_KEYS = ("player", "name", "points", "full_at", "zero_at", "visibility", "rating")
+DEFAULT_RATING = 1500.0
+"""The Elo anchor of a reference bot the config gives no ``rating:``."""
 COMPLIANCE_KEYS = ("points", "visibility", "name")
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 """Gradescope's visibility values; the other platforms show or hide."""
@@ -44,6 +46,7 @@ class Opponent:
     full_at: float        # score fraction (win 1, draw 1/2) for full points
     zero_at: float        # none at or below; linear between
     visibility: str
+    rating: float = DEFAULT_RATING  # its fixed Elo: the anchor of the submission's rating
 
     def points_for(self, fraction: float) -> float:
         """Partial credit: none at or below zero_at, all at or above full_at,
@@ -215,9 +218,13 @@ def _opponents(r: _Reader, game, base: Path, visibility: str) -> tuple[Opponent,
         zero = _fraction(r, ("opponents", i, "zero_at"), item.get("zero_at", 0.0))
         if not full > zero:
             raise r.fail(("opponents", i, "full_at"), f"must be above zero_at ({zero:g})")
+        rating = item.get("rating", DEFAULT_RATING)
+        if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not -10000 <= rating <= 10000:
+            raise r.fail(("opponents", i, "rating"), f"expected an Elo rating (a number), got {rating!r}")
         opponents.append(Opponent(
             name, command, _points(r, ("opponents", i, "points"), item.get("points", 0)), full, zero,
-            _visibility(r, ("opponents", i, "visibility"), item.get("visibility", visibility))))
+            _visibility(r, ("opponents", i, "visibility"), item.get("visibility", visibility)),
+            float(rating)))
     return tuple(opponents)
 
 

@@ -25,7 +25,7 @@ from referee.core.match import RefereeError
 from referee.core.settings import load_yaml
 from referee.core.runner import usable_cores
 from referee.tournament.journal import GameRecord, Journal
-from referee.tournament.ratings import describe_elo, elo_interval, pentanomial, same_games
+from referee.tournament.ratings import Rating, anchored_ratings, describe_elo, elo_interval, pentanomial, same_games
 from referee.tournament.series import make_config, run_series
 
 from .check_bot import CheckReport, Fault, check_bot, seat_faults, worst
@@ -51,6 +51,8 @@ class TestResult:
     fraction: float | None = None  # the score fraction against an opponent
     games: int = 0
     elo: float | None = None  # the estimate, or a bound when one side scored every point
+    rankings: list[list[list[int]]] = field(default_factory=list, repr=False)
+    """Each game's ranking, 0 the submission and 1 the opponent (for the rating)."""
 
     @property
     def passed(self) -> bool:
@@ -66,6 +68,7 @@ class Grade:
     message: str = ""
     out: Path | None = None
     sandbox: str = "none"  # bwrap only if every game this grade played ran in it
+    rating: Rating | None = None  # against the reference set (anchored Elo); None: no games
     sandbox_note: str = ""  # why there was none
 
     @property
@@ -86,11 +89,21 @@ class Grade:
         return round(sum(t.max_score for t in self.tests), 2)
 
     def leaderboard(self) -> list[dict[str, Any]]:
-        """One column per opponent: the score fraction against it (%), for
-        a platform's leaderboard; ranked against the reference set, never
-        against classmates' results."""
-        return [{"name": f"vs {t.name}", "value": round(100 * (t.fraction or 0.0), 1), "order": "desc"}
-                for t in self.tests if t.kind == "opponent"]
+        """The rating against the reference set, then one column per
+        opponent (the score fraction against it, %): ranked against fixed
+        reference bots, never against classmates' results."""
+        rating = [{"name": "Rating", "value": 0 if self.rating is None else round(self.rating.rating),
+                   "order": "desc"}]  # 0: it played no game (it could not start), last on the board
+        return rating + [{"name": f"vs {t.name}", "value": round(100 * (t.fraction or 0.0), 1), "order": "desc"}
+                         for t in self.tests if t.kind == "opponent"]
+
+    @property
+    def rating_text(self) -> str:
+        if self.rating is None:
+            return ""
+        return (f"Rating against the reference set: {self.rating.rating:.0f} "
+                f"(95% interval {self.rating.low:.0f} to {self.rating.high:.0f}; anchors: "
+                + ", ".join(f"{o.name} {o.rating:g}" for o in self.config.opponents) + ").")
 
 
 def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | None = None,
@@ -156,6 +169,21 @@ def _gauntlet(config: GradingConfig, submission_path: Path, out: Path, result: G
         return
     for opponent in config.opponents:
         result.tests.append(_play(config, submission, opponent, out, jobs or usable_cores(), play, folders))
+    result.rating = rate(config, result.tests[1:])
+
+
+def rate(config: GradingConfig, tests: list[TestResult]) -> Rating | None:
+    """The submission's Elo on the scale the config's anchors fix (each
+    opponent's ``rating``), fitted to every game it played
+    (ratings.anchored_ratings: the tournaments' model), rounded to 0.1 so
+    that a regrade prints the same bytes; None without a game."""
+    rankings = [[[0 if entrant == 0 else index for entrant in group] for group in ranking]
+                for index, test in enumerate(tests, 1) for ranking in test.rankings]
+    if not rankings:
+        return None
+    anchors = {index: opponent.rating for index, opponent in enumerate(config.opponents, 1)}
+    found = anchored_ratings(len(config.opponents) + 1, rankings, anchors)[0]
+    return Rating(round(found.rating, 1) + 0.0, round(found.low, 1) + 0.0, round(found.high, 1) + 0.0)
 
 
 def _missing(path: Path) -> bool:
@@ -256,8 +284,10 @@ def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out
     lines += ["", f"Replays: {folder.name}/games/ in the grader's results "
                   f"(`referee replay FOLDER`)."]
     elo = None if estimate is None else (estimate.elo if abs(estimate.elo) != float("inf") else None)
+    rankings = [[[record.seats[seat - 1] for seat in group] for group in record.ranking]
+                for record in records if record.ranking]
     return TestResult(opponent.name, score, opponent.points, "\n".join(lines) + "\n", opponent.visibility,
-                      fraction=fraction, games=games, elo=elo)
+                      fraction=fraction, games=games, elo=elo, rankings=rankings)
 
 
 def _faults(folder: Path, record: GameRecord) -> list[Fault]:
