@@ -1,7 +1,7 @@
 """``referee grade CONFIG --submissions DIR``: a whole class.
 
 Every subfolder of DIR is one submission, graded as ``--submission`` would
-grade it, one after the other (each one's games already use every core).
+grade it; ``--jobs N`` grades N at once, one game at a time each.
 Each gets its folder under the results folder, with its result file and its
 match folders, and ``grades.csv`` lists them all.  A submission is played
 again only when its content changed (a hash of its files), the config
@@ -16,14 +16,16 @@ import io
 import json
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from referee import __version__
 from referee.core import files
+from referee.core.runner import usable_cores
 
-from .config import GradingConfig
+from .config import GradingConfig, staff_paths
 from .formats import render, to_json
 from .gauntlet import grade
 
@@ -38,6 +40,8 @@ class ClassRow:
     tests: dict[str, float]
     status: str  # graded | unchanged | not gradable
     message: str
+    sandbox: str = ""  # bwrap, or none (the result file says why)
+    rating: float | None = None  # against the reference set; None: it played no game
 
 
 def folder_hash(folder: Path) -> str:
@@ -67,33 +71,52 @@ def submissions(folder: Path) -> list[Path]:
 
 def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jobs: int | None,
                 say: Callable[[str], None] = print, play: Any = None) -> list[ClassRow]:
+    """Grade every submission in ``folder``, ``jobs`` at once (each playing
+    one game at a time, so that ``jobs`` games run at once in all, as
+    ``--jobs`` means everywhere); the lines and the CSV come in the
+    folder's order whatever finished first, and every grade is what grading
+    the submissions one by one gives.  With a cluster (``play``), the games
+    go to it and only the compliance checks run here, at most a core each."""
     results.mkdir(parents=True, exist_ok=True)
     setup = config_hash(config)
-    rows: list[ClassRow] = []
     found = submissions(folder)
-    for index, path in enumerate(found, 1):
-        name = path.name
-        target = results / name
-        key = folder_hash(path)
-        stamp = _read_stamp(target / STAMP)
-        if stamp and stamp.get("hash") == key and stamp.get("config") == setup:
-            rows.append(_row(name, stamp["grade"], "unchanged"))
-            say(f"[{index}/{len(found)}] {name}: unchanged, {stamp['grade']['score']:g} / "
-                f"{stamp['grade']['max_score']:g}")
-            continue
-        if target.exists():
-            shutil.rmtree(target)
-        result = grade(config, path, target / "work", jobs, play)
-        data = to_json(result)
-        files.write_text(target / f"results.{fmt}.json" if fmt != "json" else target / "results.json",
-                         render(result, fmt))
-        files.write_text(target / STAMP, json.dumps({"hash": key, "config": setup, "grade": data},
-                                                    indent=1) + "\n")
-        rows.append(_row(name, data, "graded" if result.gradable else "not gradable"))
-        say(f"[{index}/{len(found)}] {name}: {result.score:g} / {result.max_score:g}"
-            + (f" ({result.message})" if result.message else ""))
+    jobs = jobs or usable_cores()
+    at_once = max(1, min(jobs, len(found), usable_cores() if play is not None else jobs))
+    per_grade = max(1, jobs // at_once)
+
+    def one(path: Path) -> tuple[ClassRow, str]:
+        return _grade_one(config, path, results / path.name, fmt, setup, per_grade, play)
+
+    rows: list[ClassRow] = []
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        for index, (row, line) in enumerate(pool.map(one, found), 1):
+            rows.append(row)
+            say(f"[{index}/{len(found)}] {line}")
     files.write_text(results / "grades.csv", class_csv(config, rows))
     return rows
+
+
+def _grade_one(config: GradingConfig, path: Path, target: Path, fmt: str, setup: str, jobs: int,
+               play: Any) -> tuple[ClassRow, str]:
+    """One submission of a class: its row and its progress line (graded
+    now, or unchanged since the grade in ``target``)."""
+    name = path.name
+    key = folder_hash(path)
+    stamp = _read_stamp(target / STAMP)
+    if stamp and stamp.get("hash") == key and stamp.get("config") == setup:
+        return (_row(name, stamp["grade"], "unchanged"),
+                f"{name}: unchanged, {stamp['grade']['score']:g} / {stamp['grade']['max_score']:g}")
+    if target.exists():
+        shutil.rmtree(target)
+    result = grade(config, path, target / "work", jobs, play)
+    data = to_json(result)
+    files.write_text(target / f"results.{fmt}.json" if fmt != "json" else target / "results.json",
+                     render(result, fmt))
+    files.write_text(target / STAMP, json.dumps({"hash": key, "config": setup, "grade": data},
+                                                indent=1) + "\n")
+    return (_row(name, data, "graded" if result.gradable else "not gradable"),
+            f"{name}: {result.score:g} / {result.max_score:g}"
+            + (f" ({result.message})" if result.message else ""))
 
 
 def config_hash(config: GradingConfig) -> str:
@@ -106,11 +129,10 @@ def config_hash(config: GradingConfig) -> str:
         if board is not None:
             digest.update(board.read_bytes())
     for opponent in config.opponents:
-        digest.update(opponent.player.encode())
-        for word in opponent.player.split():
-            path = config.base_dir / word
-            if path.is_file():
-                digest.update(path.read_bytes())
+        digest.update(opponent.player.encode() + b"\0")
+    for _, path in staff_paths(config):  # every player form: persistent:, module:, stacks
+        digest.update((folder_hash(path) if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest())
+                      .encode())
     return digest.hexdigest()
 
 
@@ -125,15 +147,18 @@ def _read_stamp(path: Path) -> dict | None:
 def _row(name: str, data: dict, status: str) -> ClassRow:
     return ClassRow(name, float(data["score"]), float(data["max_score"]),
                     {t["name"]: float(t["score"]) for t in data["tests"]}, status,
-                    str(data.get("message", "")))
+                    str(data.get("message", "")), str((data.get("sandbox") or {}).get("kind", "")),
+                    (data.get("rating") or {}).get("value"))
 
 
 def class_csv(config: GradingConfig, rows: list[ClassRow]) -> str:
     tests = [config.compliance_name, *[o.name for o in config.opponents]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *tests, "status", "message"])
+    writer.writerow(["submission", "score", "max_score", *tests, "rating", "status", "sandbox", "message"])
     for row in rows:
         writer.writerow([row.name, f"{row.score:g}", f"{row.max_score:g}",
-                         *[f"{row.tests.get(t, 0.0):g}" for t in tests], row.status, row.message])
+                         *[f"{row.tests.get(t, 0.0):g}" for t in tests],
+                         "" if row.rating is None else f"{row.rating:.0f}", row.status, row.sandbox,
+                         row.message])
     return out.getvalue()
