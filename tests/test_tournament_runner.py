@@ -214,30 +214,82 @@ def test_tables_of_three_rotate_every_seat(tmp_path):
     assert [row.points for row in summary.standings] == [9, 6, 3, 0]
 
 
-def test_each_game_gets_a_fresh_worker_started_ahead_and_the_spares_end_with_the_play(tmp_path):
-    # Each game is played by a fresh worker process (as isolated as before),
-    # but one started while the game before it ran: its Python start-up and
-    # imports are not paid between games.  What is left waiting at the end
-    # is told so (end of its input) and ends, leaving no file behind.
+# A persistent player that notes, as it starts, what its seat folder shows
+# (a game set up ahead must show no board before its turn).
+SEES_AT_START = """
+import os, sys
+sys.path.insert(0, {sdk!r})
+from referee_sdk import read_board, run, save_decision
+with open({marks!r} + "/" + str(os.getpid()), "w") as f:
+    f.write(" ".join(sorted(n + ":" + str(os.path.getsize("step_logs/" + n)) for n in os.listdir("step_logs")))
+            + "|" + " ".join(sorted(os.listdir("."))))
+
+def play_games(step):
+    board = read_board()
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v:
+                save_decision(r, c)
+                return
+
+run(play_games)
+"""
+
+
+def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at_its_turn(tmp_path):
+    # Each game is played by a fresh worker process with fresh players (as
+    # isolated as before), but set up while the game before it plays: the
+    # worker imports the referee, builds the folders and starts the seat
+    # hosts and persistent players, then waits for its turn.  Until then no
+    # board is in the seat folders, and nothing is logged.
+    import sys
+    from conftest import BOARDS, PYTHON_SDK
+    from referee.core import seats
     from referee.core.match import MatchSpec
     from referee.tournament.runner import WorkerPlay
-    from conftest import BOARDS
 
+    if not seats.available():
+        pytest.skip("persistent players need a seat host")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    program = tmp_path / "sees.py"
+    program.write_text(SEES_AT_START.format(sdk=str(PYTHON_SDK), marks=str(marks)))
+    player = f"persistent:{sys.executable} {program}"
     play = WorkerPlay()
-    used = []
+
+    def game(n: int) -> tuple[GameJob, MatchSpec]:
+        return GameJob(f"g{n}", "t", (0, 1), 0, n), MatchSpec(
+            "cantris", [player, player], seed=n, sandbox="none",
+            board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
+
     try:
-        for n in (1, 2, 3):
-            spec = MatchSpec("cantris", ["builtin:random", "builtin:random"], seed=n, sandbox="none",
-                             board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
-            ahead = [proc for proc, _ in play._spares]
-            result = play(GameJob(f"g{n}", "t", (0, 1), 0, n), spec)
-            assert result["steps"] > 0
-            assert all(proc.poll() == 0 for proc in ahead)  # it played this game and ended
-            used += ahead
-            assert len(play._spares) == 1 and play._spares[0][0].poll() is None  # the next one, waiting
-        assert len({proc.pid for proc in used}) == 2  # games 2 and 3, each its own
-        waiting = play._spares[0][0]
+        assert play.ahead(*game(2)) and play.ahead(*game(3))
+        assert not play.ahead(*game(4))  # enough set up: asked again later
+        staged = {key: proc for key, (_, proc, _) in play._staged.items()}
+        assert play(*game(1))["steps"] > 0  # not set up ahead: a worker of its own, at once
+        # game 2's players have started (they are waited for before its turn)
+        for _ in range(600):
+            if len(list(marks.iterdir())) >= 6:
+                break
+            threading.Event().wait(0.1)
+        assert (tmp_path / "games" / "g2" / "match.yaml").is_file()
+        assert (tmp_path / "games" / "g2" / "log.jsonl").read_text() == ""
+        for n in (2, 3):
+            result = play(*game(n))
+            assert result["steps"] > 0 and staged[f"g{n}"].returncode == 0  # played by its own
+            assert result["verdicts"][1]["OK"] > 0 and result["verdicts"][2]["OK"] > 0
+        assert len({proc.pid for proc in staged.values()}) == 2
+        assert play.ahead(*game(4))
+        called_off = play._staged["g4"][1]
     finally:
         play.close()
-    assert waiting.returncode == 0
-    assert not [p.name for p in (tmp_path / "games").iterdir() if p.name.startswith(".")]
+    # every player saw no snapshot (at most one reserved empty) and no view as it started
+    seen = [p.read_text().split("|") for p in marks.iterdir()]
+    assert len(seen) >= 6
+    for logs, files in seen:
+        assert all(n.endswith(":0") for n in logs.split()) and not {"Board.txt", "state.json"} & set(files.split()), seen
+    # game 4 was set up and never played: called off, its folder removed
+    assert called_off.returncode == 0
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["g1", "g2", "g3"]
+
+

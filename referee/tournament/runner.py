@@ -50,15 +50,19 @@ class GameFailed(Exception):
 
 class WorkerPlay:
     """Plays each game in a fresh ``python -m referee.tournament.worker``
-    process, as isolated from the others as a process makes it.  Its Python
-    start-up and imports (most of a fast game's cost outside its steps) are
-    paid ahead: each game, as it starts, starts the worker of a game to come,
-    which imports the referee while this one plays and then waits for its
-    SPEC on stdin."""
+    process, as isolated from the others as a process makes it (its own
+    folder, seat hosts and players).  What a game costs before its first
+    step is paid while the game before it plays: the runner names the game
+    that comes next (:meth:`ahead`), and its worker is started then; it
+    imports the referee, builds the game's folders, starts its seat hosts,
+    sandboxes and persistent players (frozen, shown no board), and waits
+    for ``go``, which :meth:`__call__` sends when the game's turn comes."""
+
+    STAGED = 2  # games set up ahead at most
 
     def __init__(self) -> None:
         self._live: set[subprocess.Popen] = set()
-        self._spares: list[tuple[subprocess.Popen, Path]] = []  # (worker, its stderr file)
+        self._staged: dict[str, tuple[str, subprocess.Popen, Path]] = {}  # key: (SPEC, worker, stderr file)
         self._lock = threading.Lock()
         self._stopped = False
 
@@ -67,39 +71,58 @@ class WorkerPlay:
             return subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", "-"],
                                     stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
 
-    def _worker(self, folder: Path, errors: Path) -> subprocess.Popen:
-        """A worker for the game whose output goes to ``errors``: a spare
-        one started ahead if there is one still waiting, else a new one; and
-        a spare started for the game after it."""
+    @staticmethod
+    def _errors(job: GameJob, spec: MatchSpec) -> Path:
+        out = Path(spec.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return out.parent / f".{job.key}.stderr.txt"
+
+    @staticmethod
+    def _send(proc: subprocess.Popen, line: str) -> None:
+        try:
+            proc.stdin.write(line.encode() + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            pass  # it died: its exit code says so
+
+    def ahead(self, job: GameJob, spec: MatchSpec) -> bool:
+        """Set ``job`` up now: it is a game to start soon (the planner says it
+        is playable; a game set up and never played is called off at
+        :meth:`close`, its folder removed).  False: no more now (enough games
+        are set up), ask again later."""
+        text = spec_to_json(spec)
         with self._lock:
-            proc = None
-            while self._spares and proc is None:
-                spare, spare_errors = self._spares.pop()
-                if spare.poll() is None:
-                    os.replace(spare_errors, errors)
-                    proc = spare
-                else:
-                    spare.stdin.close()
-                    spare_errors.unlink(missing_ok=True)
-            if proc is None:
-                proc = self._start(errors)
+            if job.key in self._staged:
+                return True
+            if self._stopped or len(self._staged) >= self.STAGED:
+                return False
+            errors = self._errors(job, spec)
+            proc = self._start(errors)
+            self._send(proc, text)
+            self._staged[job.key] = (text, proc, errors)
+            return True
+
+    def _worker(self, job: GameJob, spec: MatchSpec, errors: Path) -> subprocess.Popen:
+        """The game's worker, told to go: the one set up ahead for it, else a
+        new one (given its SPEC and ``go`` at once)."""
+        text = spec_to_json(spec)
+        with self._lock:
+            staged = self._staged.pop(job.key, None)
+            if staged is not None and staged[0] != text:  # not this game after all
+                self._call_off([staged])
+                staged = None
+            proc = staged[1] if staged is not None else self._start(errors)
+            if staged is None:
+                self._send(proc, text)
+            self._send(proc, "go")
             self._live.add(proc)
-            if not self._stopped:
-                spare_errors = folder / f".worker-{time.monotonic_ns()}.stderr.txt"
-                self._spares.append((self._start(spare_errors), spare_errors))
         return proc
 
     def __call__(self, job: GameJob, spec: MatchSpec) -> dict[str, Any]:
         out = Path(spec.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        errors = out.parent / f".{job.key}.stderr.txt"
-        proc = self._worker(out.parent, errors)
+        errors = self._errors(job, spec)
+        proc = self._worker(job, spec, errors)
         try:
-            try:
-                proc.stdin.write(spec_to_json(spec).encode() + b"\n")
-                proc.stdin.flush()
-            except OSError:
-                pass  # it died: its exit code says so
             code = proc.wait()
         finally:
             with self._lock:
@@ -113,28 +136,32 @@ class WorkerPlay:
         errors.unlink()
         return yaml.safe_load((out / "result.yaml").read_text(encoding="utf-8"))
 
-    def close(self) -> None:
-        """End the spare workers (told by the end of their input: no game)."""
-        with self._lock:
-            self._stopped = True
-            spares, self._spares = self._spares, []
-        for proc, errors in spares:
+    @staticmethod
+    def _call_off(staged: list[tuple[str, subprocess.Popen, Path]]) -> None:
+        """End workers whose games were set up and not played: told by the
+        end of their input, each closes its seats and removes its folder."""
+        for _, proc, _ in staged:
             with contextlib.suppress(OSError):
                 proc.stdin.close()
-        for proc, errors in spares:
+        for _, proc, errors in staged:
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
             errors.unlink(missing_ok=True)
 
+    def close(self) -> None:
+        """Call off the games set up ahead and not played."""
+        with self._lock:
+            self._stopped = True
+            staged, self._staged = list(self._staged.values()), {}
+        self._call_off(staged)
+
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
             for proc in self._live:
-                proc.kill()
-            for proc, _ in self._spares:
                 proc.kill()
         self.close()
 
@@ -246,10 +273,14 @@ class Tournament:
                   "this tournament has no such game to play", file=log)
         return trusted
 
-    def record(self, job: GameJob, play: Play) -> GameRecord:
+    def spec(self, job: GameJob) -> MatchSpec:
         config = self.config
+        return match_spec(config, job.seats, config.boards[job.board], job.seed,
+                          config.out / f"games/{job.key}")
+
+    def record(self, job: GameJob, play: Play) -> GameRecord:
         folder = f"games/{job.key}"
-        spec = match_spec(config, job.seats, config.boards[job.board], job.seed, config.out / folder)
+        spec = self.spec(job)
         start = time.monotonic()
         try:
             result = play(job, spec)
@@ -279,8 +310,13 @@ class Tournament:
                 for job in plan.pending:
                     if failure is None and len(running) < jobs and job.key not in started:
                         running[pool.submit(self.record, job, play)] = job
+                        started.add(job.key)
                 if not running:
                     break
+                if failure is None and hasattr(play, "ahead"):  # set up while these play
+                    for coming in (job for job in plan.pending if job.key not in started):
+                        if not play.ahead(coming, self.spec(coming)):
+                            break
                 progress.tick(len(records), max(plan.expected_games, len(records)))
                 finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
                 for future in finished:
@@ -300,7 +336,7 @@ class Tournament:
                 play.stop()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-            if isinstance(play, WorkerPlay):  # its spare workers
+            if isinstance(play, WorkerPlay):  # the games it set up ahead and did not play
                 play.close()
             progress.close()
         return self.report(records, failure, interrupted)
