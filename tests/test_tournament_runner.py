@@ -215,16 +215,19 @@ def test_tables_of_three_rotate_every_seat(tmp_path):
 
 
 # A persistent player that notes, as it starts, what its seat folder shows
-# (a game set up ahead must show no board before its turn).
+# (a game set up ahead must show no board before its turn), and each step it plays.
 SEES_AT_START = """
 import os, sys
 sys.path.insert(0, {sdk!r})
 from referee_sdk import read_board, run, save_decision
-with open({marks!r} + "/" + str(os.getpid()), "w") as f:
+MARK = {marks!r} + "/" + str(os.getpid())
+with open(MARK, "w") as f:
     f.write(" ".join(sorted(n + ":" + str(os.path.getsize("step_logs/" + n)) for n in os.listdir("step_logs")))
-            + "|" + " ".join(sorted(os.listdir("."))))
+            + "|" + " ".join(sorted(os.listdir("."))) + "|")
 
 def play_games(step):
+    with open(MARK, "a") as f:
+        f.write(" played")
     board = read_board()
     for r in range(len(board) - 1, -1, -1):
         for c, v in enumerate(board[r]):
@@ -238,10 +241,11 @@ run(play_games)
 
 def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at_its_turn(tmp_path):
     # Each game is played by a fresh worker process with fresh players (as
-    # isolated as before), but set up while the game before it plays: the
-    # worker imports the referee, builds the folders and starts the seat
-    # hosts and persistent players, then waits for its turn.  Until then no
-    # board is in the seat folders, and nothing is logged.
+    # isolated as before), but set up while the game before it plays: its
+    # worker builds the folders and starts the seat hosts and persistent
+    # players, then waits for its turn.  Until then no board is in the seat
+    # folders and nothing is logged; at its turn, the players started ahead
+    # are the ones that play.  A game set up and not played is called off.
     import sys
     from conftest import BOARDS, PYTHON_SDK
     from referee.core import seats
@@ -262,34 +266,58 @@ def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at
             "cantris", [player, player], seed=n, sandbox="none",
             board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
 
+    def started() -> list[Path]:
+        return list(marks.iterdir())
+
     try:
         assert play.ahead(*game(2)) and play.ahead(*game(3))
         assert not play.ahead(*game(4))  # enough set up: asked again later
-        staged = {key: proc for key, (_, proc, _) in play._staged.items()}
         assert play(*game(1))["steps"] > 0  # not set up ahead: a worker of its own, at once
-        # game 2's players have started (they are waited for before its turn)
-        for _ in range(600):
-            if len(list(marks.iterdir())) >= 6:
+        for _ in range(600):  # the players of games 2 and 3 have started (before their turn)
+            if len(started()) >= 6:
                 break
             threading.Event().wait(0.1)
-        assert (tmp_path / "games" / "g2" / "match.yaml").is_file()
-        assert (tmp_path / "games" / "g2" / "log.jsonl").read_text() == ""
+        assert len(started()) == 6
+        for n in (2, 3):
+            assert (tmp_path / "games" / f"g{n}" / "match.yaml").is_file()
+            assert (tmp_path / "games" / f"g{n}" / "log.jsonl").read_text() == ""  # no step yet
         for n in (2, 3):
             result = play(*game(n))
-            assert result["steps"] > 0 and staged[f"g{n}"].returncode == 0  # played by its own
             assert result["verdicts"][1]["OK"] > 0 and result["verdicts"][2]["OK"] > 0
-        assert len({proc.pid for proc in staged.values()}) == 2
+        assert len(started()) == 6  # games 2 and 3 were played by the players started ahead
         assert play.ahead(*game(4))
-        called_off = play._staged["g4"][1]
     finally:
         play.close()
-    # every player saw no snapshot (at most one reserved empty) and no view as it started
     seen = [p.read_text().split("|") for p in marks.iterdir()]
-    assert len(seen) >= 6
-    for logs, files in seen:
+    played = [s for s in seen if "played" in s[2]]
+    assert len(played) == 6  # every player of games 1-3 played, none of game 4
+    for logs, files, _ in seen:  # as it started: no snapshot (a reserved one empty), no view
         assert all(n.endswith(":0") for n in logs.split()) and not {"Board.txt", "state.json"} & set(files.split()), seen
-    # game 4 was set up and never played: called off, its folder removed
-    assert called_off.returncode == 0
+    # game 4 was set up and never played: called off, its folder removed, no file left
     assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["g1", "g2", "g3"]
 
 
+
+
+def test_a_dead_fork_server_fails_its_games_instead_of_hanging_them(tmp_path):
+    # The workers are forked from one server process: if it dies (killed by a
+    # user, the OOM killer), the games waiting on it fail with a line that
+    # says so (a referee failure: --resume plays them again), and a game set
+    # up ahead does not outlive it.
+    from conftest import BOARDS
+    from referee.core.match import MatchSpec
+    from referee.tournament import forkserver
+    from referee.tournament.runner import GameFailed, WorkerPlay
+
+    if not forkserver.available():
+        pytest.skip("no fork server here")
+    play = WorkerPlay()
+    spec = MatchSpec("cantris", ["builtin:random", "builtin:random"], seed=1, sandbox="none",
+                     board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / "g1")
+    try:
+        assert play.ahead(GameJob("g1", "t", (0, 1), 0, 1), spec)
+        play._launcher.proc.kill()
+        with pytest.raises(GameFailed, match="fork server ended"):
+            play(GameJob("g1", "t", (0, 1), 0, 1), spec)
+    finally:
+        play.close()

@@ -30,6 +30,8 @@ from referee.core.textgrid import read_board_file
 from referee.core.visible import visible
 
 from .config import STATE_FILE, TournamentConfig, match_spec
+from . import forkserver
+from .forkserver import ForkServer
 from .formats import Bracket, RoundRobin, Swiss, make_format
 from .journal import GameJob, GameRecord, Journal
 from .planner import Plan, Planner
@@ -48,42 +50,96 @@ class GameFailed(Exception):
     verdicts).  The tournament stops; --resume retries the game."""
 
 
-class WorkerPlay:
-    """Plays each game in a fresh ``python -m referee.tournament.worker``
-    process, as isolated from the others as a process makes it (its own
-    folder, seat hosts and players).  What a game costs before its first
-    step is paid while the game before it plays: the runner names the game
-    that comes next (:meth:`ahead`), and its worker is started then; it
-    imports the referee, builds the game's folders, starts its seat hosts,
-    sandboxes and persistent players (frozen, shown no board), and waits
-    for ``go``, which :meth:`__call__` sends when the game's turn comes."""
-
-    STAGED = 2  # games set up ahead at most
+class Spawner:
+    """Workers as processes of their own: ``python -m
+    referee.tournament.worker -``, each paying Python's start-up and the
+    referee's imports (where there is no fork server: see
+    :mod:`.forkserver`, whose interface this is)."""
 
     def __init__(self) -> None:
-        self._live: set[subprocess.Popen] = set()
-        self._staged: dict[str, tuple[str, subprocess.Popen, Path]] = {}  # key: (SPEC, worker, stderr file)
+        self._procs: dict[int, subprocess.Popen] = {}
         self._lock = threading.Lock()
-        self._stopped = False
+        self._next = 0
 
-    def _start(self, errors: Path) -> subprocess.Popen:
+    def start(self, spec_line: str, errors: Path) -> int:
         with open(errors, "wb") as err:
-            return subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", "-"],
+            proc = subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", "-"],
                                     stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
-
-    @staticmethod
-    def _errors(job: GameJob, spec: MatchSpec) -> Path:
-        out = Path(spec.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        return out.parent / f".{job.key}.stderr.txt"
+        with self._lock:
+            self._next += 1
+            self._procs[self._next] = proc
+        self._send(proc, spec_line)
+        return self._next
 
     @staticmethod
     def _send(proc: subprocess.Popen, line: str) -> None:
         try:
             proc.stdin.write(line.encode() + b"\n")
             proc.stdin.flush()
-        except OSError:
+        except (OSError, ValueError):
             pass  # it died: its exit code says so
+
+    def go(self, ident: int) -> None:
+        self._send(self._procs[ident], "go")
+
+    def off(self, ident: int) -> None:
+        with contextlib.suppress(OSError):
+            self._procs[ident].stdin.close()
+
+    def kill(self, ident: int) -> None:
+        self._procs[ident].kill()
+
+    def wait(self, ident: int, timeout: float | None = None) -> int | None:
+        proc = self._procs[ident]
+        try:
+            code = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        with self._lock:
+            self._procs.pop(ident, None)
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        return code
+
+    def why_gone(self) -> str:
+        return "no output"
+
+    def close(self) -> None:
+        pass
+
+
+class WorkerPlay:
+    """Plays each game in a fresh worker process (:mod:`.worker`), as
+    isolated from the others as a process makes it (its own folder, seat
+    hosts and players).  Workers are forked from one fork server that has
+    imported the referee once (:mod:`.forkserver`; else each is a ``python
+    -m referee.tournament.worker`` of its own).  What a game costs before
+    its first step is paid while the game before it plays: the runner names
+    the games that come next (:meth:`ahead`), and their workers are started
+    then; each builds its game's folders, starts its seat hosts, sandboxes
+    and persistent players (frozen, shown no board), and waits for ``go``,
+    which :meth:`__call__` sends when the game's turn comes."""
+
+    STAGED = 2  # games set up ahead at most
+
+    def __init__(self) -> None:
+        self._launcher: ForkServer | Spawner | None = None
+        self._live: set[int] = set()
+        self._staged: dict[str, tuple[str, int, Path]] = {}  # key: (SPEC, worker, stderr file)
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def _start(self, spec_line: str, errors: Path) -> int:
+        if self._launcher is None:
+            self._launcher = (ForkServer(errors.parent / ".forkserver.stderr.txt")
+                              if forkserver.available() else Spawner())
+        return self._launcher.start(spec_line, errors)
+
+    @staticmethod
+    def _errors(job: GameJob, spec: MatchSpec) -> Path:
+        out = Path(spec.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return out.parent / f".{job.key}.stderr.txt"
 
     def ahead(self, job: GameJob, spec: MatchSpec) -> bool:
         """Set ``job`` up now: it is a game to start soon (the planner says it
@@ -97,12 +153,10 @@ class WorkerPlay:
             if self._stopped or len(self._staged) >= self.STAGED:
                 return False
             errors = self._errors(job, spec)
-            proc = self._start(errors)
-            self._send(proc, text)
-            self._staged[job.key] = (text, proc, errors)
+            self._staged[job.key] = (text, self._start(text, errors), errors)
             return True
 
-    def _worker(self, job: GameJob, spec: MatchSpec, errors: Path) -> subprocess.Popen:
+    def _worker(self, job: GameJob, spec: MatchSpec, errors: Path) -> int:
         """The game's worker, told to go: the one set up ahead for it, else a
         new one (given its SPEC and ``go`` at once)."""
         text = spec_to_json(spec)
@@ -111,58 +165,60 @@ class WorkerPlay:
             if staged is not None and staged[0] != text:  # not this game after all
                 self._call_off([staged])
                 staged = None
-            proc = staged[1] if staged is not None else self._start(errors)
-            if staged is None:
-                self._send(proc, text)
-            self._send(proc, "go")
-            self._live.add(proc)
-        return proc
+            ident = staged[1] if staged is not None else self._start(text, errors)
+            assert self._launcher is not None
+            self._launcher.go(ident)
+            self._live.add(ident)
+        return ident
 
     def __call__(self, job: GameJob, spec: MatchSpec) -> dict[str, Any]:
         out = Path(spec.out)
         errors = self._errors(job, spec)
-        proc = self._worker(job, spec, errors)
+        ident = self._worker(job, spec, errors)
+        assert self._launcher is not None
         try:
-            code = proc.wait()
+            code = self._launcher.wait(ident)
         finally:
             with self._lock:
-                self._live.discard(proc)
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
+                self._live.discard(ident)
         if code != 0:
-            lines = errors.read_text(errors="replace").strip().splitlines() or ["no output"]
-            raise GameFailed(f"game {job.key}: the referee failed (exit {code}): {lines[-1][:200]} "
-                             f"(full output: {errors})")
+            lines = errors.read_text(errors="replace").strip().splitlines() if errors.exists() else []
+            if code is None:
+                lines.append(f"its fork server ended: {self._launcher.why_gone()}")
+            raise GameFailed(f"game {job.key}: the referee failed (exit {code}): "
+                             f"{(lines or ['no output'])[-1][:200]} (full output: {errors})")
         errors.unlink()
         return yaml.safe_load((out / "result.yaml").read_text(encoding="utf-8"))
 
-    @staticmethod
-    def _call_off(staged: list[tuple[str, subprocess.Popen, Path]]) -> None:
+    def _call_off(self, staged: list[tuple[str, int, Path]]) -> None:
         """End workers whose games were set up and not played: told by the
         end of their input, each closes its seats and removes its folder."""
-        for _, proc, _ in staged:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-        for _, proc, errors in staged:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        launcher = self._launcher
+        if launcher is None:
+            return
+        for _, ident, _ in staged:
+            launcher.off(ident)
+        for _, ident, errors in staged:
+            if launcher.wait(ident, timeout=30) is None:
+                launcher.kill(ident)
+                launcher.wait(ident, timeout=30)
             errors.unlink(missing_ok=True)
 
     def close(self) -> None:
-        """Call off the games set up ahead and not played."""
+        """Call off the games set up ahead and not played; end the fork server."""
         with self._lock:
             self._stopped = True
             staged, self._staged = list(self._staged.values()), {}
         self._call_off(staged)
+        if self._launcher is not None:
+            self._launcher.close()
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
-            for proc in self._live:
-                proc.kill()
+            if self._launcher is not None:
+                for ident in self._live:
+                    self._launcher.kill(ident)
         self.close()
 
 
