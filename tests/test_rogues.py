@@ -518,7 +518,9 @@ def test_killing_the_referee_leaves_nothing_and_verify_says_unfinished(tmp_path,
     assert f"UNFINISHED: unfinished after step {steps}" in checked.stderr
 
 
-PERSISTENT_ROGUE = PRELUDE.replace("STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])", "") + '''
+# (no step number on its command line, and no board before its first step)
+PERSISTENT_ROGUE = PRELUDE.replace("STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])", "STEP = ME = 0") \
+    .replace("MOVE = move()  #", "MOVE = None  #") + '''
 for line in sys.stdin:
     if not line.startswith("step"):
         continue
@@ -529,11 +531,13 @@ for line in sys.stdin:
 '''
 
 
-def _persistent_match(tmp_path: Path, mode: str, attack: str, *options: str):
-    """A persistent rogue (``attack`` runs after each ``done``) against the
-    witness: (the referee's process, the match folder, survivors)."""
+def _persistent_match(tmp_path: Path, mode: str, attack: str, *options: str,
+                      template: str = PERSISTENT_ROGUE):
+    """A persistent rogue (``attack`` runs where ``template`` says ATTACK:
+    by default after each ``done``) against the witness: (the referee's
+    process, the match folder, survivors)."""
     token = uuid.uuid4().hex
-    rogue = _program(tmp_path, "rogue", PERSISTENT_ROGUE.replace("ATTACK", textwrap.indent(attack, "    ").strip()))
+    rogue = _program(tmp_path, "rogue", template.replace("ATTACK", textwrap.indent(attack, "    ").strip()))
     out = tmp_path / "match"
     argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris",
             "--player", f"persistent:{rogue}", "--player", _program(tmp_path, "witness", WITNESS),

@@ -16,9 +16,11 @@ process of the seat, however started (DESIGN.md, "Seat isolation"):
 cgroup v1 (a controller per hierarchy) and v2 (one unified hierarchy) are
 both used, as root or wherever the referee may create groups under its own
 (a v2 subtree delegated to the user).  Where it cannot, :func:`available`
-says so and the measured fallbacks hold (the seat host reaps every
-descendant and counts their CPU; memory and processes per process only);
-``match.yaml`` says which (``limits_enforced``).
+says so and the measured fallbacks hold: the seat host reaps every
+descendant and counts their CPU, and measures the seat's processes a few
+times a second, their memory together and their count, killing them all
+past a limit (``seathost.over_seat_limits``); ``match.yaml`` says which
+(``limits_enforced``).
 
 The group is joined between fork and exec of the seat host (the sandbox's
 bwrap), so that nothing of the seat ever runs outside it."""
@@ -33,6 +35,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+SAMPLE_S = 0.2
+"""How often a seat host measures its seat where no group holds it (sent
+in each request: the host imports nothing of ours)."""
 HOST_MARGIN_MB = 48
 """Memory of the seat host (a small Python) and its sandbox, on top of the
 player's ``memory_mb`` in the seat's group."""
@@ -143,9 +148,10 @@ def enforcement(sandboxed: bool, hosted: bool = True) -> dict[str, str]:
     if where is None:
         reaped = "the seat host reaps every descendant" + (" (pid 1 of the sandbox)" if sandboxed else
                                                            " (a subreaper)")
+        sampled = f"measured by the seat host every {SAMPLE_S:g} s and at the step's end (no control group here)"
         return {"cpu_time": f"RLIMIT_CPU per process; every descendant's CPU counted ({reaped})",
-                "memory_mb": "RLIMIT_AS per process (no control group here: not for the seat's processes together)",
-                "processes": "not enforced (no control group here)"}
+                "memory_mb": f"RLIMIT_AS per process; the seat's processes together {sampled}",
+                "processes": f"the seat's processes {sampled}"}
     name = f"cgroup v{where.version}"
     return {"cpu_time": f"RLIMIT_CPU per process; {name} CPU usage of the seat's processes together",
             "memory_mb": f"RLIMIT_AS per process; {name} memory of the seat's processes together",
