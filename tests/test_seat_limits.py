@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import read_log
-from test_rogues import MODES, PERSISTENT_ROGUE, Rogue, _persistent_match, check_rogue, run_rogue
+from test_rogues import MODES, PERSISTENT_ROGUE, PRELUDE, Rogue, _persistent_match, check_rogue, run_rogue
 
 NO_GROUPS = {"REFEREE_CGROUPS": "off"}
 NEVER_DECIDE = "while True: time.sleep(1)\n"
@@ -72,3 +72,38 @@ def test_a_persistent_players_hogs_are_measured_and_it_starts_again(tmp_path, mo
     mine = [r for r in read_log(out) if r["player"] == 1]
     assert mine[0]["verdict"] == "MEMORY_LIMIT" and "memory limit (512 MiB)" in mine[0]["message"], mine[0]
     assert len(mine) >= 2 and {r["verdict"] for r in mine[1:]} <= {"OK", "LATE"}, mine
+
+
+KEEPS_ITS_FILE = PRELUDE.replace("STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])", "STEP = ME = 0") \
+    .replace("MOVE = move()  #", "MOVE = None  #") + '''
+LIFE = os.urandom(4).hex()  # which start of the program this is
+held = None
+for line in sys.stdin:
+    if not line.startswith("step"):
+        continue
+    MOVE = move()
+    if line.split()[1] == "1":  # 20 MiB against disk_mb=16, kept open
+        held = open("big.bin", "wb")
+        held.write(b"x" * (20 << 20))
+        held.flush()
+    print(f"LIFE {LIFE} {held is not None}", flush=True)
+    decide()
+    print("done", flush=True)
+'''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_persistent_player_charged_disk_limit_starts_again(tmp_path, mode):
+    """DISK_LIMIT empties the seat's folder; a kept-alive player would still
+    hold the space of the files it keeps open, so it is ended and started
+    again at its next step, as after the faults its host sees."""
+    proc, out, survivors = _persistent_match(tmp_path, mode, "", "--set", "disk_mb=16",
+                                             template=KEEPS_ITS_FILE)
+    assert not survivors and proc.returncode == 0, proc.stderr
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert mine[0]["verdict"] == "DISK_LIMIT", mine[0]
+    assert len(mine) >= 2 and {r["verdict"] for r in mine[1:]} <= {"OK", "LATE"}, mine
+    first, second = (r["stdout"].split() for r in mine[:2])
+    assert first[0] == second[0] == "LIFE" and first[2] == "True"
+    assert second[1] != first[1] and second[2] == "False", (first, second)  # a new start, no file held
+    assert not (out / "players" / "p1" / "big.bin").exists()

@@ -118,6 +118,15 @@ class ProcessAgent:
         finally:
             seat.close()
 
+    def restart(self) -> None:
+        """A kept-alive player ends now and starts again at its next step,
+        as after any fault its seat host saw (a DISK_LIMIT is found by the
+        referee, after the host said the step was fine): the files it holds
+        open would keep the disk space its emptied folder gave back.  Its
+        host goes with it (a new one starts at the next step)."""
+        if self.persistent and self.host is not None:
+            self.host.close()
+
     def close(self) -> None:
         if self.host is not None:
             self.host.close()
