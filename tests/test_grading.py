@@ -13,7 +13,8 @@ import sys
 import pytest
 
 from conftest import needs_gpp, referee
-from grading_kit import BOARD, CONFIG, python3_first, submission, validate, write_config
+from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, python3_first, submission,
+                         unharmed, validate, write_config)
 from referee.core.errors import InputError
 from referee.grading import config as grading_config
 from referee.grading.classroom import folder_hash
@@ -38,7 +39,8 @@ def python3_is_this_python(monkeypatch):
     (("builtin:greedy", "builtin:grumpy"), "opponents[1].player: no built-in player 'grumpy'"),
     (("builtin:greedy", "python3 staff/bot.py"), "opponents[1].player: python3 cannot find staff/bot.py"),
     (("points: 10", "points: -1"), "compliance.points: expected a number of points"),
-    (("time_limit: 2", "time_limit: fast"), "limits"),
+    (("zero_at: 0.25", "zero_at: 0.25\n    rating: strong"), "opponents[0].rating: expected an Elo rating"),
+    (("time_limit: 10", "time_limit: fast"), "limits"),
 ])
 def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
     path = write_config(tmp_path, CONFIG.replace(*change, 1))
@@ -146,6 +148,60 @@ def test_a_cpp_build_failure_is_a_graded_explained_failure(tmp_path):
     assert not (folder / "player").exists()  # built in the copy, never in the hand-in
 
 
+# ----- the sandbox --------------------------------------------------------------------------
+
+HOSTILE_CONFIG = f"""\
+game: cantris
+boards: [{BOARD}]
+games_per_board: 1
+limits: {{time_limit: 10, hard_time: 30}}
+compliance: {{points: 10}}
+opponents:
+  - {{player: python3 staff/first_tile.py, name: staff bot, points: 30}}
+"""
+
+
+@pytest.mark.slow
+def test_the_sandbox_stops_a_hostile_submission_in_referee_grade(tmp_path):
+    """The grader's folders as a platform lays them out: the config and the
+    staff bot in course/, the results in results/.  The hostile bot (it
+    walks up from its folder to forge results/results.json, mark every
+    folder it can write and copy the staff's code into its seat folder) is
+    stopped by the sandbox, and the results say the sandbox was on."""
+    config = write_config(tmp_path, HOSTILE_CONFIG)
+    (config.parent / "staff").mkdir()
+    (config.parent / "staff" / "first_tile.py").write_text(STAFF_BOT)
+    (tmp_path / "results").mkdir()
+    folder = submission(tmp_path, "hostile")
+    proc = referee("grade", config, "--submission", folder, "--format", "gradescope",
+                   "--out", tmp_path / "results" / "results.json", "--results", tmp_path / "results" / "referee",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "results" / "results.json").read_text()
+    data = validate("gradescope", text)
+    assert 0 < data["score"] <= 40 and data["tests"][1]["score"] > 0  # it played, legally
+    unharmed(tmp_path, tmp_path / "results", text)
+    assert (config.parent / "staff" / "first_tile.py").read_text() == STAFF_BOT
+
+
+@pytest.mark.slow
+def test_without_the_sandbox_the_hostile_submission_gets_through(tmp_path):
+    """The attack above is real: run bare, the same bot marks the folders
+    above its own and reads the staff's code.  (What stops it in a grade is
+    the sandbox, not luck or a missing path.)"""
+    (tmp_path / "course" / "staff").mkdir(parents=True)
+    (tmp_path / "course" / "staff" / "first_tile.py").write_text(STAFF_BOT)
+    staged = tmp_path / "results" / "referee" / "submission"  # where a grade stages it
+    shutil.copytree(submission(tmp_path, "hostile"), staged)
+    proc = referee("play", "cantris", "--player", f"python3 {staged / 'player.py'}", "--player",
+                   "builtin:random", "--board", BOARD, "--sandbox", "none",
+                   "--out", tmp_path / "results" / "referee" / "match", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / HOSTILE_MARK).exists()
+    assert "forged" in (tmp_path / "results" / "results.json").read_text()
+    assert STAFF_SECRET in (tmp_path / "results" / "referee" / "match" / "players" / "p1" / "leak.txt").read_text()
+
+
 # ----- a class ---------------------------------------------------------------------------
 
 @pytest.mark.slow
@@ -160,9 +216,9 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     results = tmp_path / "hand-in-grades"
     rows = (results / "grades.csv").read_text().splitlines()
     assert rows[0] == "submission,score,max_score,Compliance (referee check-bot),random,staff greedy," \
-                      "status,message"
-    assert rows[1].startswith("empty-handed,0,70,0,0,0,graded,no player.py or player.cpp")
-    assert rows[2].startswith("syntax_error,0,70,0,0,0,graded,the program did not answer")
+                      "rating,status,sandbox,message"
+    assert rows[1].startswith("empty-handed,0,70,0,0,0,,graded,bwrap,no player.py or player.cpp")
+    assert rows[2].startswith("syntax_error,0,70,0,0,0,,graded,bwrap,the program did not answer")
     validate("prairielearn", (results / "syntax_error" / "results.prairielearn.json").read_text())
     again = referee("grade", config, "--submissions", folder, "--format", "prairielearn", cwd=tmp_path)
     assert again.stdout.count("unchanged") == 2
@@ -206,3 +262,45 @@ def test_a_series_of_deterministic_players_on_one_board_says_so(tmp_path):
     assert "all 2 pairs were the same game (deterministic players on one board); add boards " \
            "(--boards)" in proc.stdout
     assert "[+0.0, +0.0]" not in proc.stdout
+
+
+# ----- the autograder package carries what the staff programs name ---------------------
+
+STAFF_FORMS = """\
+game: quoridor
+compliance: {points: 10}
+opponents:
+  - {player: "python3 plain/bot.py", points: 1}
+  - {player: "persistent:python3 -u kept/bot.py --weights=weights/w.txt", points: 1}
+  - {player: "./compiled/bot", points: 1}
+  - {player: "module:teams/alpha", points: 1}
+  - {player: "persistent:module:teams2/beta.py", points: 1}
+  - {player: "persistent:builtin:random", points: 1}
+"""
+
+
+def test_the_package_carries_every_staff_program_whatever_its_player_form(tmp_path):
+    from referee.grading.autograder import copy_course
+    from referee.grading.classroom import config_hash
+
+    course = tmp_path / "course"
+    for name in ("plain/bot.py", "kept/bot.py", "weights/w.txt", "teams/alpha/__init__.py",
+                 "teams/alpha/search.py", "teams2/beta.py", "compiled/bot", "hand-ins/secret.py"):
+        (course / name).parent.mkdir(parents=True, exist_ok=True)
+        (course / name).write_text(f"# {name}\n")
+    (course / "compiled" / "bot").chmod(0o755)
+    config = grading_config.load(write_config(tmp_path, STAFF_FORMS))
+    copied = copy_course(config, tmp_path / "package")
+    assert copied == ["compiled", "kept", "plain", "teams", "teams2", "weights"]
+    for name in ("teams/alpha/search.py", "teams2/beta.py", "weights/w.txt", "compiled/bot"):
+        assert (tmp_path / "package" / name).is_file(), name
+    assert not (tmp_path / "package" / "hand-ins").exists()
+    before = config_hash(config)  # a class run regrades when a stacked-prefix staff file changes
+    (course / "teams2" / "beta.py").write_text("# better\n")
+    assert config_hash(config) != before
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("# not beside the config\n")
+    config = grading_config.load(write_config(tmp_path, STAFF_FORMS.replace(
+        "teams2/beta.py", str(outside))))
+    with pytest.raises(InputError, match="elsewhere.py is outside the config's folder"):
+        copy_course(config, tmp_path / "package2")

@@ -4,6 +4,7 @@ fixture keeps these tests together on one xdist worker)."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -54,3 +55,23 @@ def test_points_follow_the_config(graded):
     assert "| 6x3-1.txt | L | L |" in output and "crashing on purpose" in output
     assert "CRASH" in output and "Replays:" in output
     assert "Note: no referee_sdk/ folder was handed in" in good.tests[0].output
+
+
+@pytest.mark.slow
+def test_the_rating_against_the_reference_set_is_in_every_leaderboard(graded):
+    """Anchored Elo (both reference bots at the default 1500): the crashing
+    bot lost every game, the good one did better; the leaderboards and the
+    summary carry it."""
+    good, crash = graded["good"], graded["crash_at_3"]
+    assert crash.rating.rating < 1500 < crash.rating.high and crash.rating.rating < good.rating.rating
+    data = validate("json", render(good, "json"))
+    assert data["rating"]["value"] == good.rating.rating
+    assert data["rating"]["anchors"] == {"random": 1500, "staff greedy": 1500}
+    summary = validate("gradescope", render(good, "gradescope"))["output"]
+    assert f"Rating against the reference set: {good.rating.rating:.0f} (95% interval" in summary
+    good.config = replace(good.config, leaderboard=True)
+    board = validate("gradescope", render(good, "gradescope"))["leaderboard"]
+    assert board[0] == {"name": "Rating", "value": round(good.rating.rating), "order": "desc"}
+    assert [entry["name"] for entry in board[1:]] == ["vs random", "vs staff greedy"]
+    assert validate("autolab", render(crash, "autolab"))["scoreboard"][:2] == [crash.score,
+                                                                               round(crash.rating.rating)]

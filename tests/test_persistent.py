@@ -102,11 +102,16 @@ def test_a_persistent_player_that_fails_gets_the_verdict_and_starts_again(
 
 
 def test_garbage_on_stdout_is_output_and_a_second_done_is_not_an_answer(tmp_path, make_player):
-    # At step 1 it prints junk and an extra "done"; at step 3 it is slow to
-    # decide: a referee that took the stale "done" would find no decision.
+    # At step 1 it prints junk and an extra "done"; at step 5 it computes for
+    # a while between its two "done"s (the referee must not stop it half-way
+    # and take the second for step 7's answer); at steps 3 and 7 it is slow to
+    # decide: a referee that took a stale "done" would find no decision.
     misbehave = ("if step == 1: print('garbage \\x01\\x02 line')\n"
-                 "    if step == 3: time.sleep(0.5)")
-    twice = "if step == 1: print('done', flush=True)"  # then run() prints its own
+                 "    if step in (3, 7): time.sleep(0.5)")
+    twice = ("if step in (1, 5): print('done', flush=True)\n"  # then run() prints its own
+             "                if step == 5:\n"
+             "                    end = time.process_time() + 0.2\n"
+             "                    while time.process_time() < end: pass")
     out = tmp_path / "m"
     play_match("cantris", out, f"persistent:{_program(make_player, misbehave, twice)}", "builtin:random",
                seed=4, board=BOARDS / "cantris" / "8x4-1.txt")

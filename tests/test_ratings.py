@@ -173,3 +173,21 @@ def test_standings_carry_ratings_in_every_rendering():
     assert first.split(",")[9] == f"{by_name['a'].rating:.1f}"
     assert f"{by_name['a'].rating:+.0f} (" in text_table(rows)
     assert "rating (95%)" in markdown_table(rows)
+
+
+def test_anchored_ratings_keep_the_anchors_and_place_the_rest_between_them():
+    from referee.tournament.ratings import anchored_ratings
+
+    # 3 of 4 against the 1000 anchor and 1 of 4 against the 1400 one: halfway, by symmetry
+    games = [[[0], [1]]] * 3 + [[[1], [0]]] + [[[0], [2]]] + [[[2], [0]]] * 3
+    player, low, high = anchored_ratings(3, games, {1: 1000.0, 2: 1400.0})
+    assert player.rating == pytest.approx(1200.0, abs=0.01) and player.low < 1200 < player.high
+    assert (low.rating, low.low, low.high) == (1000.0, 1000.0, 1000.0) and high.rating == 1400.0
+    # a clean sweep is finite (the prior's virtual draw) and above the anchor, with an interval
+    sweep = anchored_ratings(2, [[[0], [1]]] * 10, {1: 1000.0})[0]
+    assert 1000 < sweep.low < sweep.rating < sweep.high < 3000
+    # a draw-only record against one anchor is that anchor; moving the anchors moves it alike
+    draws = [[[0, 1]]] * 6
+    assert anchored_ratings(2, draws, {1: 1234.0})[0].rating == pytest.approx(1234.0, abs=0.01)
+    shifted = anchored_ratings(3, games, {1: 1100.0, 2: 1500.0})[0]
+    assert shifted.rating == pytest.approx(player.rating + 100, abs=0.01)

@@ -574,6 +574,7 @@ class Persistent:
         self.pending = b""
         self.death = None  # (status, rusage) of a player that died between steps
         self.fresh = False  # started, and not yet asked for a step
+        self.settled = True  # frozen while reading its stdin (nothing half-printed)
 
     def alive(self) -> bool:
         if self.pid is None or self.death is not None:
@@ -595,7 +596,7 @@ class Persistent:
                 except OSError:
                     pass
         self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
-        self.death, self.fresh = None, False
+        self.death, self.fresh, self.settled = None, False, True
 
     def start(self, req: dict, out: int, err: int) -> str | None:
         down_r, down_w = os.pipe2(os.O_CLOEXEC)
@@ -714,9 +715,44 @@ class Persistent:
             self.pending = b""
         return done
 
+    def reading(self) -> bool | None:
+        """Whether a thread of it is blocked reading its stdin, waiting for
+        the next request (None: this kernel or architecture does not say)."""
+        if READ_SYSCALL is None:
+            return None
+        try:
+            for task in os.listdir(f"/proc/{self.pid}/task"):
+                fields = _proc(f"/proc/{self.pid}/task/{task}/syscall").split()
+                if len(fields) > 1 and fields[0] == READ_SYSCALL and int(fields[1], 16) == 0:
+                    return True
+        except (OSError, ValueError):
+            return None
+        return False
+
+    def settle(self, until: float) -> bool:
+        """Wait (at most until ``until``) for it to wait for its next
+        request: blocked reading its stdin, or every thread asleep and no CPU
+        used between two looks (a player that waits in poll or epoll)."""
+        last = -1.0
+        while True:
+            if self.reading():
+                return True
+            used = self.cpu()
+            if used == last and self.idle():
+                return True
+            if time.monotonic() >= until or _zombie(self.pid):  # (not reaped: the step's wait4 does that)
+                return False
+            last = used
+            time.sleep(0.0005)
+
     def freeze(self) -> None:
         """Stop it until its next step (SIGSTOP): nothing of a seat runs
-        between its steps, so it cannot compute, print or fork meanwhile."""
+        between its steps, so it cannot compute, print or fork meanwhile.
+        It is stopped once it waits for its next request, if it gets there
+        within SETTLE_S: stopped half-way, what it prints after ``done`` (a
+        second ``done``) would come out after it is woken and be taken for
+        the next step's answer; then thaw lets it get there first."""
+        self.settled = self.settle(time.monotonic() + SETTLE_S)
         try:
             os.kill(self.pid, signal.SIGSTOP)
         except (OSError, TypeError):
@@ -731,14 +767,23 @@ class Persistent:
                 return
             time.sleep(0.0001)
 
-    def thaw(self) -> None:
+    def thaw(self, deadline: float) -> None:
+        """Wake it for a step; if it was stopped before it waited for its
+        next request, first let it get there (at most until ``deadline``),
+        so that what it prints meanwhile belongs to the step before."""
         try:
             os.kill(self.pid, signal.SIGCONT)
         except (OSError, TypeError):
             pass
+        if not self.settled:
+            self.settle(deadline)
+        self.settled = True
 
 
 DRAIN_BYTES = 1 << 20
+SETTLE_S = 0.005  # how long freeze waits for a player to read its stdin again
+# /proc/<pid>/syscall's number for read(2): a thread in read(0, ...) waits for a request.
+READ_SYSCALL = {"x86_64": b"0", "amd64": b"0", "aarch64": b"63", "arm64": b"63"}.get(os.uname().machine)
 
 
 def _done_line(data: bytes) -> tuple[bool, int, int]:
@@ -804,10 +849,10 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
             reply["start_error"] = problem
             return _finish(reply, out, err, out_start, err_start, req, start)
     reply["restarted"], player.fresh = player.fresh, False
-    player.thaw()
+    deadline = start + float(req["hard"])
+    player.thaw(deadline)
     player.drain(out)  # whatever came after an earlier ``done`` is output, not an answer
     budget = player.budget(req)
-    deadline = start + float(req["hard"])
     pid = player.pid
     try:
         os.write(player.to_player, f"step {req['step']}\n".encode())

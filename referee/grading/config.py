@@ -9,6 +9,9 @@ every key.
 """
 from __future__ import annotations
 
+import os
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from referee.core import preflight, settings as settings_mod
 from referee.core.errors import InputError
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
+from referee.core.registry import get_game
 from referee.core.runner import Limits
 from referee.tournament.config import SANDBOXES, _expand_boards, _Reader, open_config
 from referee.tournament.series import player_names
@@ -26,7 +30,9 @@ from .submission import check_manifest
 
 KEYS = ("game", "variant", "boards", "games_per_board", "limits", "settings", "policy", "seed",
         "sandbox", "compliance", "opponents", "submission", "visibility", "leaderboard")
-OPPONENT_KEYS = ("player", "name", "points", "full_at", "zero_at", "visibility")
+OPPONENT_KEYS = ("player", "name", "points", "full_at", "zero_at", "visibility", "rating")
+DEFAULT_RATING = 1500.0
+"""The Elo anchor of a reference bot the config gives no ``rating:``."""
 COMPLIANCE_KEYS = ("points", "visibility", "name")
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 """Gradescope's visibility values; the other platforms show or hide."""
@@ -40,6 +46,7 @@ class Opponent:
     full_at: float        # score fraction (win 1, draw 1/2) for full points
     zero_at: float        # none at or below; linear between
     visibility: str
+    rating: float = DEFAULT_RATING  # its fixed Elo: the anchor of the submission's rating
 
     def points_for(self, fraction: float) -> float:
         """Partial credit: none at or below zero_at, all at or above full_at,
@@ -211,9 +218,13 @@ def _opponents(r: _Reader, game, base: Path, visibility: str) -> tuple[Opponent,
         zero = _fraction(r, ("opponents", i, "zero_at"), item.get("zero_at", 0.0))
         if not full > zero:
             raise r.fail(("opponents", i, "full_at"), f"must be above zero_at ({zero:g})")
+        rating = item.get("rating", DEFAULT_RATING)
+        if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not -10000 <= rating <= 10000:
+            raise r.fail(("opponents", i, "rating"), f"expected an Elo rating (a number), got {rating!r}")
         opponents.append(Opponent(
             name, command, _points(r, ("opponents", i, "points"), item.get("points", 0)), full, zero,
-            _visibility(r, ("opponents", i, "visibility"), item.get("visibility", visibility))))
+            _visibility(r, ("opponents", i, "visibility"), item.get("visibility", visibility)),
+            float(rating)))
     return tuple(opponents)
 
 
@@ -231,3 +242,39 @@ def _check_boards(r: _Reader, config: GradingConfig) -> None:
             prepare(spec)
         except InputError as exc:
             raise r.fail(where if board is not None else ("game",), str(exc)) from None
+
+
+def staff_paths(config: GradingConfig) -> list[tuple[str, Path]]:
+    """The files and folders the staff programs' command lines name, as
+    ``(opponent name, path)``: what an autograder package must carry and
+    what a class run's cache key must cover.  Found from the command each
+    opponent really runs (make_agent), so every player form the config
+    accepts counts alike: ``python3 staff/bot.py``, ``./staff/bot``,
+    ``persistent:...``, a game's own kinds (``module:staff/team``) and
+    their stacks (``persistent:module:...``).  The referee's own files
+    (built-in players, the Python that runs them) are left out: the wheel
+    carries them."""
+    game = get_game(config.game)
+    from referee import resources
+
+    own = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                       Path(__file__).resolve().parents[1], resources.players_dir(),
+                                       *([game.home] if game.home else []))]
+    found: list[tuple[str, Path]] = []
+    for opponent in config.opponents:
+        agent = make_agent(opponent.player, game, Limits(), config.base_dir)
+        for index, word in enumerate(getattr(agent, "argv", None) or []):
+            for part in sorted({word, *re.split(r"[:=,]", word)}):
+                if not part or ("/" not in part and os.sep not in part and "." not in part):
+                    continue  # a program found on PATH (python3), an option
+                path = Path(part) if os.path.isabs(part) else config.base_dir / part
+                if not path.exists() or any(_within(path.resolve(), root) for root in own):
+                    continue
+                if index == 0 and not _within(path.resolve(), config.base_dir.resolve()):
+                    continue  # an interpreter named by its path: the grader's own
+                found.append((opponent.name, path))
+    return found
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents

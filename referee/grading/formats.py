@@ -46,7 +46,9 @@ def _cut(text: str, cap: int = OUTPUT_CAP) -> str:
 def summary(grade: Grade) -> str:
     """The text above the tests."""
     head = f"{grade.score:g} / {grade.max_score:g} points ({grade.config.game})."
-    return head + (f" {grade.message[0].upper()}{grade.message[1:]}." if grade.message else "")
+    head += f" {grade.message[0].upper()}{grade.message[1:]}." if grade.message else ""
+    head += f" {grade.rating_text}" if grade.rating_text else ""
+    return f"{head} {grade.sandbox_text}"
 
 
 def to_json(grade: Grade) -> dict[str, Any]:
@@ -58,6 +60,10 @@ def to_json(grade: Grade) -> dict[str, Any]:
                    "status": _status(t), "visibility": t.visibility, "fraction": t.fraction,
                    "games": t.games, "elo": t.elo, "output": _cut(t.output)} for t in grade.tests],
         "leaderboard": grade.leaderboard(),
+        "rating": None if grade.rating is None else {
+            "value": grade.rating.rating, "low": grade.rating.low, "high": grade.rating.high,
+            "anchors": {o.name: o.rating for o in grade.config.opponents}},
+        "sandbox": {"kind": grade.sandbox, "note": grade.sandbox_note},
         "results_folder": None if grade.out is None else str(grade.out),
     }
 
@@ -108,8 +114,9 @@ def to_github(grade: Grade) -> dict[str, Any]:
 
 def to_autolab(grade: Grade) -> dict[str, Any]:
     """Autolab's problem names are the test names (name the assessment's
-    problems alike); the scoreboard is the total, then each opponent's
-    score fraction in percent."""
+    problems alike); the scoreboard is the total, then the leaderboard's
+    columns (the rating, when the submission played, and each opponent's
+    score fraction in percent)."""
     return {"scores": {t.name: t.score for t in grade.tests},
             "scoreboard": [grade.score, *[entry["value"] for entry in grade.leaderboard()]]}
 

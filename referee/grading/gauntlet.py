@@ -19,10 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.core import sandbox as sandbox_mod
+from referee.core.errors import InputError
 from referee.core.match import RefereeError
+from referee.core.settings import load_yaml
 from referee.core.runner import usable_cores
 from referee.tournament.journal import GameRecord, Journal
-from referee.tournament.ratings import describe_elo, elo_interval, pentanomial, same_games
+from referee.tournament.ratings import Rating, anchored_ratings, describe_elo, elo_interval, pentanomial, same_games
 from referee.tournament.series import make_config, run_series
 
 from .check_bot import CheckReport, Fault, check_bot, seat_faults, worst
@@ -48,6 +51,8 @@ class TestResult:
     fraction: float | None = None  # the score fraction against an opponent
     games: int = 0
     elo: float | None = None  # the estimate, or a bound when one side scored every point
+    rankings: list[list[list[int]]] = field(default_factory=list, repr=False)
+    """Each game's ranking, 0 the submission and 1 the opponent (for the rating)."""
 
     @property
     def passed(self) -> bool:
@@ -62,6 +67,18 @@ class Grade:
     gradable: bool = True
     message: str = ""
     out: Path | None = None
+    sandbox: str = "none"  # bwrap only if every game this grade played ran in it
+    rating: Rating | None = None  # against the reference set (anchored Elo); None: no games
+    sandbox_note: str = ""  # why there was none
+
+    @property
+    def sandbox_text(self) -> str:
+        """One sentence for the result's summary: whether the players ran
+        isolated (a TA reads it before trusting a hostile class's grades)."""
+        if self.sandbox == "bwrap":
+            return ("Players ran in the bubblewrap sandbox (their own folder only, read-only "
+                    "system, no network).")
+        return "Players ran WITHOUT a sandbox" + (f" ({self.sandbox_note})." if self.sandbox_note else ".")
 
     @property
     def score(self) -> float:
@@ -72,11 +89,21 @@ class Grade:
         return round(sum(t.max_score for t in self.tests), 2)
 
     def leaderboard(self) -> list[dict[str, Any]]:
-        """One column per opponent: the score fraction against it (%), for
-        a platform's leaderboard; ranked against the reference set, never
-        against classmates' results."""
-        return [{"name": f"vs {t.name}", "value": round(100 * (t.fraction or 0.0), 1), "order": "desc"}
-                for t in self.tests if t.kind == "opponent"]
+        """The rating against the reference set, then one column per
+        opponent (the score fraction against it, %): ranked against fixed
+        reference bots, never against classmates' results."""
+        rating = [{"name": "Rating", "value": 0 if self.rating is None else round(self.rating.rating),
+                   "order": "desc"}]  # 0: it played no game (it could not start), last on the board
+        return rating + [{"name": f"vs {t.name}", "value": round(100 * (t.fraction or 0.0), 1), "order": "desc"}
+                         for t in self.tests if t.kind == "opponent"]
+
+    @property
+    def rating_text(self) -> str:
+        if self.rating is None:
+            return ""
+        return (f"Rating against the reference set: {self.rating.rating:.0f} "
+                f"(95% interval {self.rating.low:.0f} to {self.rating.high:.0f}; anchors: "
+                + ", ".join(f"{o.name} {o.rating:g}" for o in self.config.opponents) + ").")
 
 
 def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | None = None,
@@ -87,18 +114,50 @@ def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | N
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = Grade(config, str(submission_path), out=out)
+    folders: list[Path] = []  # every match folder this grade played
+    try:
+        _gauntlet(config, submission_path, out, result, folders, jobs, play)
+    finally:
+        result.sandbox, result.sandbox_note = sandbox_used(config.sandbox, folders)
+    return result
+
+
+def sandbox_used(mode: str, folders: list[Path]) -> tuple[str, str]:
+    """``("bwrap", "")`` when ``mode`` resolves to the sandbox here and every
+    match folder's match.yaml (written by the referee, out of the players'
+    reach) says it ran in it; else ``("none", why)``."""
+    try:
+        resolved = sandbox_mod.resolve(mode)
+    except InputError as exc:
+        return "none", exc.message
+    if not resolved.on:
+        return "none", (resolved.warning or "sandbox: none in the config").removeprefix(
+            "running players without a sandbox: ")
+    for folder in folders:
+        try:
+            kind = (load_yaml((folder / "match.yaml").read_text(encoding="utf-8")) or {}).get("sandbox")
+        except (OSError, ValueError, AttributeError):
+            kind = None
+        if kind != "bwrap":
+            return "none", f"the match in {folder.name} ran without it"
+    return "bwrap", ""
+
+
+def _gauntlet(config: GradingConfig, submission_path: Path, out: Path, result: Grade,
+              folders: list[Path], jobs: int | None, play: Any) -> None:
     try:
         submission = _prepare(config, submission_path, out)
     except SubmissionError as exc:
         result.gradable = not _missing(submission_path)
         result.message = str(exc)
         _fail_all(result, config, f"The submission cannot run: {exc}")
-        return result
+        return
     notes = "".join(f"Note: {n}.\n\n" for n in submission.notes)
     report = check_bot(config.game, submission.command, base_dir=submission.folder,
                        out=out / "compliance", board=config.boards[0], variant=config.variant,
                        settings=config.settings, limits=config.limits, sandbox=config.sandbox,
                        seed=config.seed or 1)
+    folders += report.folders
     result.tests.append(_compliance_test(config, report, notes))
     if not report.started:
         result.message = "the program did not answer the opening position: no games were played"
@@ -107,10 +166,24 @@ def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | N
                 opponent.name, 0.0, opponent.points,
                 "Not played: your program did not answer the opening position (see the compliance "
                 "test). Run `referee check-bot` before you submit.", opponent.visibility))
-        return result
+        return
     for opponent in config.opponents:
-        result.tests.append(_play(config, submission, opponent, out, jobs or usable_cores(), play))
-    return result
+        result.tests.append(_play(config, submission, opponent, out, jobs or usable_cores(), play, folders))
+    result.rating = rate(config, result.tests[1:])
+
+
+def rate(config: GradingConfig, tests: list[TestResult]) -> Rating | None:
+    """The submission's Elo on the scale the config's anchors fix (each
+    opponent's ``rating``), fitted to every game it played
+    (ratings.anchored_ratings: the tournaments' model), rounded to 0.1 so
+    that a regrade prints the same bytes; None without a game."""
+    rankings = [[[0 if entrant == 0 else index for entrant in group] for group in ranking]
+                for index, test in enumerate(tests, 1) for ranking in test.rankings]
+    if not rankings:
+        return None
+    anchors = {index: opponent.rating for index, opponent in enumerate(config.opponents, 1)}
+    found = anchored_ratings(len(config.opponents) + 1, rankings, anchors)[0]
+    return Rating(round(found.rating, 1) + 0.0, round(found.low, 1) + 0.0, round(found.high, 1) + 0.0)
 
 
 def _missing(path: Path) -> bool:
@@ -174,7 +247,7 @@ def slug(name: str) -> str:
 
 
 def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out: Path,
-          jobs: int, play: Any = None) -> TestResult:
+          jobs: int, play: Any = None, folders: list[Path] | None = None) -> TestResult:
     folder = out / "games" / slug(opponent.name)
     series = make_config(config.game, [submission.command, opponent.player], config.boards,
                          config.games_per_opponent, config.seed, folder, config.base_dir,
@@ -184,6 +257,8 @@ def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out
     if summary.failure:
         raise GradingError(f"grading stopped: {summary.failure}")
     records = sorted(Journal(folder).load(), key=lambda r: r.key)
+    if folders is not None:
+        folders += [folder / r.folder for r in records]
     games = len(records)
     points = sum(r.points(0) for r in records)
     fraction = points / games if games else 0.0
@@ -209,8 +284,10 @@ def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out
     lines += ["", f"Replays: {folder.name}/games/ in the grader's results "
                   f"(`referee replay FOLDER`)."]
     elo = None if estimate is None else (estimate.elo if abs(estimate.elo) != float("inf") else None)
+    rankings = [[[record.seats[seat - 1] for seat in group] for group in record.ranking]
+                for record in records if record.ranking]
     return TestResult(opponent.name, score, opponent.points, "\n".join(lines) + "\n", opponent.visibility,
-                      fraction=fraction, games=games, elo=elo)
+                      fraction=fraction, games=games, elo=elo, rankings=rankings)
 
 
 def _faults(folder: Path, record: GameRecord) -> list[Fault]:

@@ -267,10 +267,28 @@ def plackett_luce(players: int, rankings: Sequence[Sequence[Sequence[int]]],
             for c, s in zip(centred, spread)]
 
 
+def anchored_ratings(players: int, rankings: Sequence[Sequence[Sequence[int]]],
+                     anchors: dict[int, float], iterations: int = 100) -> list[Rating]:
+    """Ratings on a fixed scale: the players in ``anchors`` keep the Elo
+    given them (reference bots with known strengths), the others are fitted
+    to the games by the same model as :func:`plackett_luce`, their prior's
+    virtual draw played against the anchors' mean.  Intervals are the
+    fitted players' own (an anchor's is zero wide)."""
+    fixed = {i: elo / ELO_PER_NAT for i, elo in anchors.items()}
+    theta, covariance = fit_strengths(players, rankings, iterations, fixed)
+    spread = Z95 * np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    return [Rating(float(ELO_PER_NAT * t), float(ELO_PER_NAT * (t - s)), float(ELO_PER_NAT * (t + s)))
+            for t, s in zip(theta, spread)]
+
+
 def fit_strengths(players: int, rankings: Sequence[Sequence[Sequence[int]]],
-                  iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
+                  iterations: int = 100, fixed: dict[int, float] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """The maximum a posteriori log-strengths (natural scale, the virtual
-    average entrant at 0) and their covariance matrix."""
+    average entrant at 0) and their covariance matrix.  ``fixed`` holds
+    players whose log-strength is given (anchors): only the others are
+    fitted, the virtual entrant of their prior is the anchors' mean, and
+    the anchors' rows and columns of the covariance are zero."""
     stages_r: list[list[int]] = []   # who was still in the running at each choice
     stages_w: list[list[int]] = []   # who was chosen (shared weight if tied)
     for ranking in rankings:
@@ -287,17 +305,27 @@ def fit_strengths(players: int, rankings: Sequence[Sequence[Sequence[int]]],
         chosen[row, group] = 1.0 / len(group)
     won = chosen.sum(axis=0)
 
-    theta = np.zeros(players)
+    fixed = fixed or {}
+    centre = float(np.mean(list(fixed.values()))) if fixed else 0.0
+    free = np.array([p for p in range(players) if p not in fixed], dtype=int)
+    theta = np.full(players, centre)
+    for p, value in fixed.items():
+        theta[p] = value
     hessian = -np.eye(players)
     for _ in range(iterations):
         weights = members * np.exp(theta - theta.max())
         probs = weights / np.maximum(weights.sum(axis=1, keepdims=True), 1e-300)
-        prior = 1.0 / (1.0 + np.exp(-theta))                 # P(beat the average entrant)
+        prior = 1.0 / (1.0 + np.exp(centre - theta))         # P(beat the average entrant)
         gradient = won - probs.sum(axis=0) + (0.5 - prior)
         hessian = probs.T @ probs - np.diag(probs.sum(axis=0) + prior * (1.0 - prior))
-        step = np.linalg.solve(hessian, -gradient)
+        if free.size == 0:
+            break
+        step = np.linalg.solve(hessian[np.ix_(free, free)], -gradient[free])
         step = np.clip(step, -2.0, 2.0)  # strictly concave: Newton converges; clip early overshoot
-        theta = theta + step
+        theta[free] = theta[free] + step
         if np.abs(step).max() < 1e-10:
             break
-    return theta, np.linalg.inv(-hessian)
+    covariance = np.zeros((players, players))
+    if free.size:
+        covariance[np.ix_(free, free)] = np.linalg.inv(-hessian[np.ix_(free, free)])
+    return theta, covariance
