@@ -229,6 +229,45 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     assert "unchanged" in (results / "grades.csv").read_text()
 
 
+CLASS_CONFIG = f"""\
+game: cantris
+boards: [{BOARD}]
+games_per_board: 1
+limits: {{time_limit: 10, hard_time: 30}}
+compliance: {{points: 10}}
+opponents:
+  - {{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}}
+"""
+
+
+@pytest.mark.slow
+def test_a_class_graded_in_parallel_gets_what_one_by_one_gives(tmp_path):
+    config = write_config(tmp_path, CLASS_CONFIG)
+    for name in ("good", "crash_at_3"):
+        submission(tmp_path, name)
+    folder = tmp_path / "hand-in"
+    (folder / "good").rename(folder / "a-good")  # it finishes last: its line still comes first
+    one = referee("grade", config, "--submissions", folder, "--jobs", "1", "--results", tmp_path / "one",
+                  cwd=tmp_path)
+    many = referee("grade", config, "--submissions", folder, "--jobs", "3", "--results", tmp_path / "many",
+                   cwd=tmp_path)
+    assert one.returncode == 0 and many.returncode == 0, one.stderr + many.stderr
+    csv = (tmp_path / "one" / "grades.csv").read_text()
+    assert csv == (tmp_path / "many" / "grades.csv").read_text()
+    assert [line.split(",")[:3] for line in csv.splitlines()[1:]] == [["a-good", "40", "40"],
+                                                                       ["crash_at_3", "3.33", "40"]]
+    lines = [line for line in many.stdout.splitlines() if line.startswith("[")]
+    assert [line.split()[1] for line in lines] == ["a-good:", "crash_at_3:"]  # the folder's order
+
+    def span(name: str) -> tuple[float, float]:  # from its first match to its grade
+        work = tmp_path / "many" / name
+        return (work / "work" / "compliance" / "as-player-1" / "match.yaml").stat().st_mtime, \
+            (work / "grade.json").stat().st_mtime
+
+    (start_a, end_a), (start_b, end_b) = span("crash_at_3"), span("a-good")
+    assert start_a < end_b and start_b < end_a  # graded at the same time
+
+
 def test_the_folder_hash_is_content_not_place_or_time(tmp_path):
     a = submission(tmp_path, "slow")
     b = tmp_path / "elsewhere"

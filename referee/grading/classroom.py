@@ -1,7 +1,7 @@
 """``referee grade CONFIG --submissions DIR``: a whole class.
 
 Every subfolder of DIR is one submission, graded as ``--submission`` would
-grade it, one after the other (each one's games already use every core).
+grade it; ``--jobs N`` grades N at once, one game at a time each.
 Each gets its folder under the results folder, with its result file and its
 match folders, and ``grades.csv`` lists them all.  A submission is played
 again only when its content changed (a hash of its files), the config
@@ -16,12 +16,14 @@ import io
 import json
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from referee import __version__
 from referee.core import files
+from referee.core.runner import usable_cores
 
 from .config import GradingConfig, staff_paths
 from .formats import render, to_json
@@ -69,33 +71,52 @@ def submissions(folder: Path) -> list[Path]:
 
 def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jobs: int | None,
                 say: Callable[[str], None] = print, play: Any = None) -> list[ClassRow]:
+    """Grade every submission in ``folder``, ``jobs`` at once (each playing
+    one game at a time, so that ``jobs`` games run at once in all, as
+    ``--jobs`` means everywhere); the lines and the CSV come in the
+    folder's order whatever finished first, and every grade is what grading
+    the submissions one by one gives.  With a cluster (``play``), the games
+    go to it and only the compliance checks run here, at most a core each."""
     results.mkdir(parents=True, exist_ok=True)
     setup = config_hash(config)
-    rows: list[ClassRow] = []
     found = submissions(folder)
-    for index, path in enumerate(found, 1):
-        name = path.name
-        target = results / name
-        key = folder_hash(path)
-        stamp = _read_stamp(target / STAMP)
-        if stamp and stamp.get("hash") == key and stamp.get("config") == setup:
-            rows.append(_row(name, stamp["grade"], "unchanged"))
-            say(f"[{index}/{len(found)}] {name}: unchanged, {stamp['grade']['score']:g} / "
-                f"{stamp['grade']['max_score']:g}")
-            continue
-        if target.exists():
-            shutil.rmtree(target)
-        result = grade(config, path, target / "work", jobs, play)
-        data = to_json(result)
-        files.write_text(target / f"results.{fmt}.json" if fmt != "json" else target / "results.json",
-                         render(result, fmt))
-        files.write_text(target / STAMP, json.dumps({"hash": key, "config": setup, "grade": data},
-                                                    indent=1) + "\n")
-        rows.append(_row(name, data, "graded" if result.gradable else "not gradable"))
-        say(f"[{index}/{len(found)}] {name}: {result.score:g} / {result.max_score:g}"
-            + (f" ({result.message})" if result.message else ""))
+    jobs = jobs or usable_cores()
+    at_once = max(1, min(jobs, len(found), usable_cores() if play is not None else jobs))
+    per_grade = max(1, jobs // at_once)
+
+    def one(path: Path) -> tuple[ClassRow, str]:
+        return _grade_one(config, path, results / path.name, fmt, setup, per_grade, play)
+
+    rows: list[ClassRow] = []
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        for index, (row, line) in enumerate(pool.map(one, found), 1):
+            rows.append(row)
+            say(f"[{index}/{len(found)}] {line}")
     files.write_text(results / "grades.csv", class_csv(config, rows))
     return rows
+
+
+def _grade_one(config: GradingConfig, path: Path, target: Path, fmt: str, setup: str, jobs: int,
+               play: Any) -> tuple[ClassRow, str]:
+    """One submission of a class: its row and its progress line (graded
+    now, or unchanged since the grade in ``target``)."""
+    name = path.name
+    key = folder_hash(path)
+    stamp = _read_stamp(target / STAMP)
+    if stamp and stamp.get("hash") == key and stamp.get("config") == setup:
+        return (_row(name, stamp["grade"], "unchanged"),
+                f"{name}: unchanged, {stamp['grade']['score']:g} / {stamp['grade']['max_score']:g}")
+    if target.exists():
+        shutil.rmtree(target)
+    result = grade(config, path, target / "work", jobs, play)
+    data = to_json(result)
+    files.write_text(target / f"results.{fmt}.json" if fmt != "json" else target / "results.json",
+                     render(result, fmt))
+    files.write_text(target / STAMP, json.dumps({"hash": key, "config": setup, "grade": data},
+                                                indent=1) + "\n")
+    return (_row(name, data, "graded" if result.gradable else "not gradable"),
+            f"{name}: {result.score:g} / {result.max_score:g}"
+            + (f" ({result.message})" if result.message else ""))
 
 
 def config_hash(config: GradingConfig) -> str:

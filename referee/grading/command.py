@@ -88,7 +88,9 @@ def _claim(out: Path) -> None:
 @click.option("--results", type=click.Path(path_type=Path, file_okay=False),
               help="Folder for the games and per-submission results (default: step_logs/grading/NAME, "
                    "or DIR-grades next to --submissions).")
-@click.option("--jobs", type=click.IntRange(min=1), help="Games played at once (default: cores).")
+@click.option("--jobs", type=click.IntRange(min=1),
+              help="Games played at once (default: cores); a class's submissions are graded that many "
+                   "at once, a game at a time each.")
 @click.option("--cluster", metavar="ADDRESS",
               help="Play the games on a Dask cluster, tcp://HOST:PORT (default jobs: its threads).")
 def grade_command(config_file: Path, submission: str | None, submissions: Path | None, fmt: str,
