@@ -23,7 +23,19 @@ def fail(error: Exception) -> None:
 
 
 class Group(click.Group):
-    """Turns InputError from any command into the one-line exit-2 message."""
+    """Turns InputError from any command into the one-line exit-2 message,
+    and imports the commands of LAZY_COMMANDS when they are asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY_COMMANDS and name not in self.commands:
+            import importlib
+
+            module, attr = LAZY_COMMANDS[name]
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -373,28 +385,20 @@ def docs(page: str | None) -> None:
     click.echo((folder / f"{matches[0]}.md").read_text(encoding="utf-8"), nl=False)
 
 
-def _register_optional_commands() -> None:
-    """Commands that live with the feature they belong to."""
-    import importlib
-    import importlib.util
+# Commands that live with the feature they belong to, imported only when
+# used (or listed by --help): every other command, and every referee a
+# tournament starts, would otherwise pay for importing them all.
+LAZY_COMMANDS = {
+    "tournament": ("referee.tournament.command", "tournament_command"),
+    "check": ("referee.checks", "check_command"),
+    "check-game": ("referee.conformance.command", "check_game_command"),
+    "new-game": ("referee.scaffold.command", "new_game_command"),
+    # grading (docs/grading.md)
+    "check-bot": ("referee.grading.command", "check_bot_command"),
+    "grade": ("referee.grading.command", "grade_command"),
+    "autograder": ("referee.grading.command", "autograder_command"),
+}
 
-    for module, attr in (("referee.tournament.command", "tournament_command"),
-                         ("referee.checks", "check_command"),
-                         ("referee.conformance.command", "check_game_command"),
-                         ("referee.scaffold.command", "new_game_command"),
-                         # grading (docs/grading.md): check-bot, grade, autograder
-                         ("referee.grading.command", "check_bot_command"),
-                         ("referee.grading.command", "grade_command"),
-                         ("referee.grading.command", "autograder_command")):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
-            found = False
-        if found:
-            main.add_command(getattr(importlib.import_module(module), attr))
-
-
-_register_optional_commands()
 
 if __name__ == "__main__":
     main()

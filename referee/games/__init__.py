@@ -7,6 +7,16 @@ of :class:`referee.core.game.Game`, and is declared in setup.cfg's
 code written before games could be plugins."""
 from __future__ import annotations
 
-from referee.core.registry import available_games, get_game
+from typing import Any
 
 __all__ = ["available_games", "get_game"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazily: a built-in player that imports one game's rules (each step,
+    # when spawned) must not pay for the registry's entry-point scan.
+    if name in __all__:
+        from referee.core import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

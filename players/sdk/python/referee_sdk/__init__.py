@@ -26,10 +26,8 @@ come back as lists of whitespace-separated tokens (ints where possible).
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 import os
-import random
 import sys
 from typing import Any, Callable
 
@@ -110,6 +108,8 @@ def read_ckbd(step: int) -> Any:
 def player_rng(state: dict[str, Any] | None = None) -> random.Random:
     """A random generator for this player and step, seeded from state.json:
     the same match (same seed, same moves) replays exactly the same way."""
+    import random  # here: a player spawned each step should not pay for it unless it asks
+
     view = read_state() if state is None else state
     return random.Random(f"{view['seed']}:{view['step']}:{view['you']}")
 
@@ -147,6 +147,20 @@ def my_step_and_id(argv: list[str] | None = None) -> tuple[int, int]:
         raise SystemExit(2) from None
 
 
+def _parameters(function: Callable[..., Any]) -> int:
+    """How many arguments ``function`` takes: a plain function says so
+    itself; anything else asks inspect (costly to import at every step)."""
+    code = getattr(function, "__code__", None)
+    if code is not None and not hasattr(function, "__self__") and not code.co_flags & 0x0C:
+        return code.co_argcount + code.co_kwonlyargcount
+    try:
+        import inspect
+
+        return len(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return 0
+
+
 def run(play_games: Callable[..., Any]) -> None:
     """Call ``play_games(step)`` (or ``play_games(step, player_id)`` if it
     takes two arguments) with the values the referee passed.
@@ -156,10 +170,7 @@ def run(play_games: Callable[..., Any]) -> None:
     ``REFEREE_PERSISTENT=1``), it stays alive: each ``step <k>`` line on stdin
     is one call, answered by printing ``done``, so your program keeps its
     memory (and its imports) between steps.  Nothing else changes."""
-    try:
-        takes_player = len(inspect.signature(play_games).parameters) >= 2
-    except (TypeError, ValueError):
-        takes_player = False
+    takes_player = _parameters(play_games) >= 2
 
     def one(step: int, player: int) -> None:
         if takes_player:
