@@ -27,6 +27,10 @@ HOGS = Rogue(  # 6 x 200 MiB, each under the per-process limit, 1.2 GiB together
     "        " + NEVER_DECIDE + NEVER_DECIDE,
     "MEMORY_LIMIT", options=("--set", "memory_mb=512", "--set", "hard_time=60", "--set", "cpu_time=60"))
 
+HIDDEN_HOGS = Rogue(  # the same, each made not dumpable: its smaps_rollup is closed to the host
+    HOGS.code.replace("        held = ", "        import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n        held = "),
+    "MEMORY_LIMIT", options=HOGS.options)
+
 SLEEPERS = Rogue(  # 200 sleepers against a limit of 64: a fork that fails is tried again
     "n = 0\n"
     "while n < 200:\n"
@@ -41,8 +45,9 @@ SLEEPERS = Rogue(  # 200 sleepers against a limit of 64: a fork that fails is tr
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("rogue, says, limit", [(HOGS, "memory limit (512 MiB)", "memory_mb"),
+                                                (HIDDEN_HOGS, "memory limit (512 MiB)", "memory_mb"),
                                                 (SLEEPERS, "process limit (64 at once)", "processes")],
-                         ids=["six_hogs_of_200_mib", "two_hundred_sleepers"])
+                         ids=["six_hogs_of_200_mib", "six_hogs_not_dumpable", "two_hundred_sleepers"])
 def test_without_control_groups_the_seat_host_holds_the_whole_seat(tmp_path, mode, rogue, says, limit):
     proc, out, survivors = run_rogue(tmp_path, "hog", mode, rogue, env_extra=NO_GROUPS)
     check_rogue(rogue, mode, proc, out, survivors)
