@@ -343,3 +343,47 @@ def test_the_package_carries_every_staff_program_whatever_its_player_form(tmp_pa
         "teams2/beta.py", str(outside))))
     with pytest.raises(InputError, match="elsewhere.py is outside the config's folder"):
         copy_course(config, tmp_path / "package2")
+
+
+# ----- a busy grader must not change a grade -------------------------------------------
+
+HANGS_FIRST = """\
+# A staff bot whose very first run never answers (as if the grader had starved it):
+# the first tile from the bottom row up after that.
+import pathlib, time
+runs = pathlib.Path(__file__).with_name("runs")
+count = int(runs.read_text()) if runs.exists() else 0
+runs.write_text(str(count + 1))
+if count < FIRST:
+    time.sleep(3600)
+rows = [line.split() for line in open("Board.txt") if line.strip()]
+for r in range(len(rows) - 1, -1, -1):
+    for c, value in enumerate(rows[r]):
+        if value != "0":
+            open("decision.txt", "w").write(f"{r} {c}\\n")
+            raise SystemExit
+"""
+
+
+@pytest.mark.slow
+def test_a_reference_player_out_of_time_is_played_again_not_a_free_win(tmp_path, monkeypatch):
+    """A TIMEOUT of the reference player is the grader's load, not the
+    submission's merit: its games are played again (same seeds), and after
+    the last try grading stops (exit 3 in a class run) rather than give that
+    grade.  The staff bot writes a counter beside itself, so no sandbox."""
+    from referee.grading import gauntlet
+
+    config = write_config(tmp_path, HOSTILE_CONFIG.replace("time_limit: 10, hard_time: 30", "time_limit: 4, hard_time: 8")
+                          + "sandbox: none\n")
+    staff = config.parent / "staff" / "first_tile.py"
+    staff.parent.mkdir()
+    staff.write_text(HANGS_FIRST.replace("FIRST", "1"))
+    folder = submission(tmp_path, "crash_at_3")
+    result = grade(grading_config.load(config), folder, tmp_path / "r1", jobs=1)
+    output = result.tests[1].output
+    assert "Played again: staff bot ran out of time in game(s) p0001-b1-s1" in output, output
+    assert result.tests[1].score == 0 and "| L | L |" in output  # no free win: crash_at_3 loses both
+    monkeypatch.setattr(gauntlet, "ATTEMPTS", 1)
+    (staff.parent / "runs").unlink()
+    with pytest.raises(gauntlet.GradingError, match="ran out of time .* in each of 1 tries"):
+        grade(grading_config.load(config), folder, tmp_path / "r2", jobs=1)

@@ -405,6 +405,7 @@ class Match:
         disk = self._disk_fault(player, seat, step_limits) if isinstance(agent, ProcessAgent) else None
         if disk:
             verdict, message, decision = Verdict.DISK_LIMIT, disk, None
+            agent.restart()  # a kept-alive player would keep its open files' space
         else:
             verdict, message, decision = self._judge(reply, state, step_limits)
         if charge is not None and verdict is Verdict.TIMEOUT and charge.ran_out:

@@ -107,8 +107,12 @@ if [ ! -x "$VENV/bin/referee" ]; then
 fi
 export PATH="$VENV/bin:$PATH"
 cd "$HERE"
-exec referee grade {config} --submission "$ROOT/student" --format prairielearn \
+referee grade {config} --submission "$ROOT/student" --format prairielearn \
   --out "$RESULTS/results.json" --results "$RESULTS/referee"
+status=$?
+# The referee failed (exit 3: e.g. a reference player kept running out of
+# time on a busy grader): no grade rather than a wrong one, and no attempt used.
+[ "$status" -eq 0 ] && [ -s "$RESULTS/results.json" ] || unavailable "the grader failed (exit $status); please submit again (course staff: see the job output)"
 '''
 
 QUESTION_HTML = '''<pl-question-panel>

@@ -117,6 +117,11 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
             results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
             rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo, play=play)
             click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
+            failed = [row.name for row in rows if row.status == "error"]
+            if failed:  # exit 3, as a referee failure does: run the command again for these
+                click.echo(f"referee: grading stopped for {len(failed)} submission(s) ({', '.join(failed)}); "
+                           "run the command again to grade them", err=True)
+                sys.exit(3)
             return
         _grade_one(config, submission, fmt, out, results, jobs, play)
     finally:
