@@ -521,8 +521,9 @@ def test_killing_the_referee_leaves_nothing_and_verify_says_unfinished(tmp_path,
 
 
 # (no step number on its command line, and no board before its first step)
-PERSISTENT_ROGUE = PRELUDE.replace("STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])", "STEP = ME = 0") \
-    .replace("MOVE = move()  #", "MOVE = None  #") + '''
+PERSISTENT_PRELUDE = PRELUDE.replace("STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])", "STEP = ME = 0") \
+    .replace("MOVE = move()  #", "MOVE = None  #")
+PERSISTENT_ROGUE = PERSISTENT_PRELUDE + '''
 for line in sys.stdin:
     if not line.startswith("step"):
         continue
