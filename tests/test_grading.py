@@ -13,8 +13,9 @@ import sys
 import pytest
 
 from conftest import needs_gpp, referee
-from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, python3_first, submission,
-                         unharmed, validate, write_config)
+from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, needs_sandbox, python3_first,
+                         submission, unharmed, validate, write_config)
+from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
 from referee.grading import config as grading_config
 from referee.grading.classroom import folder_hash
@@ -168,12 +169,14 @@ HOSTILE_CONFIG = one_opponent("{player: python3 staff/first_tile.py, name: staff
 
 
 @pytest.mark.slow
-def test_the_sandbox_stops_a_hostile_submission_in_referee_grade(tmp_path):
+@needs_sandbox
+def test_the_sandbox_stops_a_hostile_submission_in_referee_grade(tmp_path, monkeypatch):
     """The grader's folders as a platform lays them out: the config and the
     staff bot in course/, the results in results/.  The hostile bot (it
     walks up from its folder to forge results/results.json, mark every
     folder it can write and copy the staff's code into its seat folder) is
     stopped by the sandbox, and the results say the sandbox was on."""
+    monkeypatch.delenv("REFEREE_SANDBOX", raising=False)  # the config's default: auto
     config = write_config(tmp_path, HOSTILE_CONFIG)
     (config.parent / "staff").mkdir()
     (config.parent / "staff" / "first_tile.py").write_text(STAFF_BOT)
@@ -223,8 +226,9 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     rows = (results / "grades.csv").read_text().splitlines()
     assert rows[0] == "submission,score,max_score,Compliance (referee check-bot),random,staff greedy," \
                       "rating,status,sandbox,message"
-    assert rows[1].startswith("empty-handed,0,70,0,0,0,,graded,bwrap,no player.py or player.cpp")
-    assert rows[2].startswith("syntax_error,0,70,0,0,0,,graded,bwrap,the program did not answer")
+    kind = sandbox_mod.resolve("auto").kind  # as the referee will find it: bwrap where it starts
+    assert rows[1].startswith(f"empty-handed,0,70,0,0,0,,graded,{kind},no player.py or player.cpp")
+    assert rows[2].startswith(f"syntax_error,0,70,0,0,0,,graded,{kind},the program did not answer")
     validate("prairielearn", (results / "syntax_error" / "results.prairielearn.json").read_text())
     again = referee("grade", config, "--submissions", folder, "--format", "prairielearn", cwd=tmp_path)
     assert again.stdout.count("unchanged") == 2
