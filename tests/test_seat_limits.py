@@ -112,3 +112,37 @@ def test_a_persistent_player_charged_disk_limit_starts_again(tmp_path, mode):
     assert first[0] == second[0] == "LIFE" and first[2] == "True"
     assert second[1] != first[1] and second[2] == "False", (first, second)  # a new start, no file held
     assert not (out / "players" / "p1" / "big.bin").exists()
+
+
+SLEEPERS_AT_START = PERSISTENT_PRELUDE + '''
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # no zombies, and no wait that looks idle
+n = 0
+while n < 200:  # before it reads its first step: while the referee waits for it to be ready
+    try:
+        pid = os.fork()
+    except OSError:
+        continue
+    if pid == 0:  # a daemon (its parent gone, the seat host reaps it once killed)
+        os.setsid()
+        if os.fork() == 0:
+            while True: time.sleep(1)
+        os._exit(0)
+    n += 1
+for line in sys.stdin:
+    if line.startswith("step"):
+        MOVE = move()
+        decide()
+        print("done", flush=True)
+'''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_persistent_players_start_up_is_measured_too(tmp_path, mode, monkeypatch):
+    """200 sleepers forked while the player starts up, before the match: its
+    first step is charged (as its start-up's CPU is), not let through."""
+    monkeypatch.setenv("REFEREE_CGROUPS", "off")
+    proc, out, survivors = _persistent_match(tmp_path, mode, "", "--set", "processes=64",
+                                             "--set", "hard_time=60", template=SLEEPERS_AT_START)
+    assert not survivors and proc.returncode == 0, proc.stderr
+    first = [r for r in read_log(out) if r["player"] == 1][0]
+    assert first["verdict"] == "CRASH" and "process limit (64 at once)" in first["message"], first

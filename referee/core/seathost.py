@@ -575,6 +575,7 @@ class Persistent:
         self.death = None  # (status, rusage) of a player that died between steps
         self.fresh = False  # started, and not yet asked for a step
         self.settled = True  # frozen while reading its stdin (nothing half-printed)
+        self.over: str | None = None  # the whole-seat limit its start-up went over (measured)
 
     def alive(self) -> bool:
         if self.pid is None or self.death is not None:
@@ -596,7 +597,7 @@ class Persistent:
                 except OSError:
                     pass
         self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
-        self.death, self.fresh, self.settled = None, False, True
+        self.death, self.fresh, self.settled, self.over = None, False, True, None
 
     def start(self, req: dict, out: int, err: int) -> str | None:
         down_r, down_w = os.pipe2(os.O_CLOEXEC)
@@ -839,7 +840,8 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
     if player.pid is not None and not player.alive():
         # It died between steps (e.g. CPU spent after its last ``done``): that
         # death is this step's result, as Botzone charges it; it starts again
-        # at the next step.
+        # at the next step.  (Or its start-up went over a whole-seat limit.)
+        reply["over"] = player.over
         _ended(reply, player, *player.death)
         reply["killed"] = sweep(pid1, None)
         return _finish(reply, out, err, out_start, err_start, req, start)
@@ -929,6 +931,7 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
     deadline = start + float(req["hard"])
     pidfd, poller = _watch(player.pid, control)
     last, ready = -1.0, False
+    sample = Sampler(req.get("seat"), pid1)
     try:
         while player.alive():
             used = player.cpu()
@@ -936,6 +939,9 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
                 ready = True
                 break
             last = used
+            player.over = sample.due()
+            if player.over:
+                break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
@@ -944,6 +950,15 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
                 os._exit(0)
     finally:
         os.close(pidfd)
+    if player.alive() and not player.over:
+        player.over = over_seat_limits(req.get("seat"), pid1)  # what its start-up left counts too
+    if player.over and player.alive():
+        # Its start-up went over a whole-seat limit: killed, and its first
+        # step's result says so (run_persistent), as a death between steps.
+        os.kill(player.pid, signal.SIGKILL)
+        while player.alive():
+            time.sleep(0.001)
+        sweep(pid1, None)
     if player.alive():
         player.freeze()  # until its first step, as between steps
         sweep_except(pid1, player.pid)
