@@ -69,9 +69,11 @@ def test_check_bot_passes_a_good_folder_even_without_its_sdk_copy(tmp_path):
     assert proc.stdout.count("PASS") == 3 and "ready to submit" in proc.stdout
     assert "bundled SDK" in proc.stdout
     assert not (folder / "referee_sdk").exists()  # the student's folder is never changed
+    assert ("without the sandbox" in proc.stdout) != sandbox_mod.resolve("auto").on
     again = referee("check-bot", "cantris", "--player", "missing.py", "--out", tmp_path / "check",
-                    cwd=tmp_path)  # its own folder is replaced; nobody else's
+                    "--sandbox", "none", cwd=tmp_path)  # its own folder is replaced; nobody else's
     assert again.returncode == 1 and "command 'missing.py' not found" in again.stdout
+    assert "note: these checks ran without the sandbox graders use (--sandbox none)" in again.stdout
     assert not (tmp_path / "check" / "as-player-1").exists()
     notes = tmp_path / "notes"
     notes.mkdir()
