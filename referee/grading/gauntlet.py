@@ -23,10 +23,11 @@ from typing import Any
 from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
 from referee.core.match import RefereeError
-from referee.core.settings import load_yaml
 from referee.core.runner import usable_cores
+from referee.core.settings import load_yaml
 from referee.tournament.journal import GameRecord, Journal
-from referee.tournament.ratings import Rating, anchored_ratings, describe_elo, elo_interval, pentanomial, same_games
+from referee.tournament.ratings import (Rating, anchored_ratings, describe_elo, elo_interval, pentanomial,
+                                       same_games)
 from referee.tournament.series import make_config, run_series
 
 from .check_bot import CheckReport, Fault, check_bot, seat_faults, worst
