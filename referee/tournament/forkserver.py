@@ -74,20 +74,26 @@ def _child(read: int, order: dict) -> None:
     os._exit(1)
 
 
-def _warm(spec_line: str) -> None:
-    """Load, once in the server, what every worker of this game would load:
-    the game plugin (the entry-point scan alone costs ~0.1 s a worker)."""
+def _warm(game: str, sandbox: str) -> None:
+    """Do, once in the server, what every worker of this game would do first:
+    load the game plugin (the entry-point scan alone costs ~0.1 s a worker)
+    and check that the sandbox starts (a whole bwrap sandbox run each).
+    Both are kept by the modules (``get_game``, ``sandbox.probe``) and forked
+    with them; a problem here is left for the worker to report."""
+    from referee.core import sandbox as sandbox_mod
     from referee.core.registry import get_game
 
     with contextlib.suppress(Exception):
-        get_game(json.loads(spec_line)["game"])
+        get_game(game)
+    with contextlib.suppress(Exception):
+        sandbox_mod.resolve(sandbox)
 
 
 def serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     inputs: dict[int, int] = {}              # ID: write end of the worker's stdin
     running: dict[int, tuple[int, int]] = {}  # pidfd: (ID, pid)
-    warmed: set[str] = set()
+    warmed: set[tuple[str, str]] = set()  # (game, sandbox)
     pending = b""
     open_input = True
 
@@ -102,9 +108,11 @@ def serve() -> None:
                 os.write(fd, data)
 
     def start(ident: int, order: dict) -> None:
-        if order["spec"] not in warmed:
-            _warm(order["spec"])
-            warmed.add(order["spec"])
+        spec = json.loads(order["spec"])
+        what = (str(spec.get("game")), str(spec.get("sandbox") or "auto"))
+        if what not in warmed:
+            _warm(*what)
+            warmed.add(what)
         read, write = os.pipe()
         try:
             pid = os.fork()
