@@ -99,10 +99,17 @@ unavailable() {
   printf '{"gradable": false, "message": "%s"}\n' "$1" > "$RESULTS/results.json"
   exit 0
 }
+install() {  # "$1": the pip that installs into the venv
+  "$@" install -q --no-index --find-links "$HERE/wheels" referee
+}
 if [ ! -x "$VENV/bin/referee" ]; then
   PYTHON="$(pick_python)" || unavailable "the grading image has no Python 3.11+ (course staff: choose another image)"
-  "$PYTHON" -m venv --system-site-packages "$VENV" \
-    && "$VENV/bin/python" -m pip install -q --no-index --find-links "$HERE/wheels" referee \
+  # Every submission gets a fresh container: a venv without its own pip, filled
+  # by the image's pip (--python, pip 22.3+), saves seconds of CPU per grade;
+  # else the venv's own pip, as usual.
+  "$PYTHON" -m venv --without-pip --system-site-packages "$VENV" \
+    && { install "$PYTHON" -m pip --python "$VENV/bin/python" 2>/dev/null \
+         || { "$VENV/bin/python" -m ensurepip >/dev/null && install "$VENV/bin/python" -m pip; }; } \
     || unavailable "the referee could not be installed in the grading image (course staff: see the job output)"
 fi
 export PATH="$VENV/bin:$PATH"
