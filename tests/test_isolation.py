@@ -76,7 +76,7 @@ def test_match_yaml_says_how_whole_seat_limits_were_enforced(tmp_path):
     if cgroups.available():
         assert all("cgroup v" in how for how in enforced.values())
     else:
-        assert enforced["processes"].startswith("not enforced")
+        assert "measured by the seat host" in enforced["processes"]
 
 
 def test_the_view_shows_an_interpreter_installation_and_not_the_home_around_it(tmp_path):

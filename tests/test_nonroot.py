@@ -22,6 +22,7 @@ import pytest
 from conftest import ROOT
 from referee.core import sandbox
 from test_rogues import MODES, ROGUES, check_rogue, run_rogue
+from test_seat_limits import HOGS, NO_GROUPS, SLEEPERS
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 pytestmark = pytest.mark.skipif(
@@ -111,3 +112,17 @@ def test_rogue_as_an_ordinary_user(world, name, mode):
                                      prefix=prefix, env_extra={"HOME": str(work)})
     check_rogue(rogue, mode, proc, out, survivors)
     assert out.stat().st_uid == 65534  # it really ran as nobody
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("rogue", [HOGS, SLEEPERS], ids=["six_hogs_of_200_mib", "two_hundred_sleepers"])
+def test_whole_seat_limits_as_an_ordinary_user(world, rogue, mode):
+    """An ordinary user has no control groups: the seat host's measure of
+    the whole seat holds (tests/test_seat_limits.py plays the same as root)."""
+    base, venv, prefix = world
+    work = Path(tempfile.mkdtemp(dir=base))
+    os.chmod(work, 0o777)
+    proc, out, survivors = run_rogue(work, "hog", mode, rogue, python=str(venv / "bin" / "python"),
+                                     prefix=prefix, env_extra={"HOME": str(work), **NO_GROUPS})
+    check_rogue(rogue, mode, proc, out, survivors)
+    assert out.stat().st_uid == 65534

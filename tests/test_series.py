@@ -194,3 +194,45 @@ def test_an_interrupted_series_resumes_with_its_random_seed(tmp_path):
     assert len(keys) == len(set(keys)) == 6  # nothing played twice
     refused = referee(*args)  # the folder holds a series: not without --resume or --replace
     assert refused.returncode == 2 and "--replace" in refused.stderr
+
+
+TIMINGS = {"wall_ms", "cpu_ms", "peak_kb", "start_ms", "prev", "bank_ms", "grace_ms"}
+
+
+def _timeless(path: Path):
+    """A match folder file as it must come out again: log lines without their
+    timings (and the hash chain over them), result.yaml without the last
+    line's hash, anything else byte for byte."""
+    import json
+
+    if path.name == "log.jsonl":
+        return [{k: v for k, v in json.loads(line).items() if k not in TIMINGS}
+                for line in path.read_text().splitlines()]
+    if path.name == "result.yaml":
+        return outcome(path.parent)
+    return path.read_bytes()
+
+
+def test_games_set_up_ahead_log_what_the_same_game_played_alone_logs(tmp_path):
+    # A series sets each game up while the one before plays (in a worker
+    # forked from a fork server, where there is one): each game's folder is
+    # that of the same game played alone, byte for byte but for timings.
+    import io
+
+    from referee.core.match import run_match
+    from referee.tournament.series import Series
+
+    cfg = make_config("cantris", ["builtin:greedy", "builtin:random"], (SMALL,), 2, 9,
+                      tmp_path / "out", tmp_path, sandbox="none")
+    series = Series(cfg)
+    summary = series.run(1, resume=False, log=io.StringIO())
+    assert summary.games == 2 and not summary.failure
+    for job in (job for rotation in series.planner.by_rotation for job in rotation):
+        spec = series.spec(job)
+        played = Path(spec.out)
+        spec.out = tmp_path / "alone" / job.key
+        run_match(spec)
+        names = sorted(str(p.relative_to(spec.out)) for p in Path(spec.out).rglob("*") if p.is_file())
+        assert names == sorted(str(p.relative_to(played)) for p in played.rglob("*") if p.is_file())
+        for name in names:
+            assert _timeless(played / name) == _timeless(Path(spec.out) / name), (job.key, name)

@@ -214,30 +214,110 @@ def test_tables_of_three_rotate_every_seat(tmp_path):
     assert [row.points for row in summary.standings] == [9, 6, 3, 0]
 
 
-def test_each_game_gets_a_fresh_worker_started_ahead_and_the_spares_end_with_the_play(tmp_path):
-    # Each game is played by a fresh worker process (as isolated as before),
-    # but one started while the game before it ran: its Python start-up and
-    # imports are not paid between games.  What is left waiting at the end
-    # is told so (end of its input) and ends, leaving no file behind.
+# A persistent player that notes, as it starts, what its seat folder shows
+# (a game set up ahead must show no board before its turn), and each step it plays.
+SEES_AT_START = """
+import os, sys
+sys.path.insert(0, {sdk!r})
+from referee_sdk import read_board, run, save_decision
+MARK = {marks!r} + "/" + str(os.getpid())
+with open(MARK, "w") as f:
+    f.write(" ".join(sorted(n + ":" + str(os.path.getsize("step_logs/" + n)) for n in os.listdir("step_logs")))
+            + "|" + " ".join(sorted(os.listdir("."))) + "|")
+
+def play_games(step):
+    with open(MARK, "a") as f:
+        f.write(" played")
+    board = read_board()
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v:
+                save_decision(r, c)
+                return
+
+run(play_games)
+"""
+
+
+def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at_its_turn(tmp_path):
+    # Each game is played by a fresh worker process with fresh players (as
+    # isolated as before), but set up while the game before it plays: its
+    # worker builds the folders and starts the seat hosts and persistent
+    # players, then waits for its turn.  Until then no board is in the seat
+    # folders and nothing is logged; at its turn, the players started ahead
+    # are the ones that play.  A game set up and not played is called off.
+    import sys
+    from conftest import BOARDS, PYTHON_SDK
+    from referee.core import seats
     from referee.core.match import MatchSpec
     from referee.tournament.runner import WorkerPlay
-    from conftest import BOARDS
 
+    if not seats.available():
+        pytest.skip("persistent players need a seat host")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    program = tmp_path / "sees.py"
+    program.write_text(SEES_AT_START.format(sdk=str(PYTHON_SDK), marks=str(marks)))
+    player = f"persistent:{sys.executable} {program}"
     play = WorkerPlay()
-    used = []
+
+    def game(n: int) -> tuple[GameJob, MatchSpec]:
+        return GameJob(f"g{n}", "t", (0, 1), 0, n), MatchSpec(
+            "cantris", [player, player], seed=n, sandbox="none",
+            board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
+
+    def started() -> list[Path]:
+        return list(marks.iterdir())
+
     try:
-        for n in (1, 2, 3):
-            spec = MatchSpec("cantris", ["builtin:random", "builtin:random"], seed=n, sandbox="none",
-                             board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
-            ahead = [proc for proc, _ in play._spares]
-            result = play(GameJob(f"g{n}", "t", (0, 1), 0, n), spec)
-            assert result["steps"] > 0
-            assert all(proc.poll() == 0 for proc in ahead)  # it played this game and ended
-            used += ahead
-            assert len(play._spares) == 1 and play._spares[0][0].poll() is None  # the next one, waiting
-        assert len({proc.pid for proc in used}) == 2  # games 2 and 3, each its own
-        waiting = play._spares[0][0]
+        assert play.ahead(*game(2)) and play.ahead(*game(3))
+        assert not play.ahead(*game(4))  # enough set up: asked again later
+        assert play(*game(1))["steps"] > 0  # not set up ahead: a worker of its own, at once
+        for _ in range(600):  # the players of games 2 and 3 have started (before their turn)
+            if len(started()) >= 6:
+                break
+            threading.Event().wait(0.1)
+        assert len(started()) == 6
+        for n in (2, 3):
+            assert (tmp_path / "games" / f"g{n}" / "match.yaml").is_file()
+            assert (tmp_path / "games" / f"g{n}" / "log.jsonl").read_text() == ""  # no step yet
+        for n in (2, 3):
+            result = play(*game(n))
+            assert result["verdicts"][1]["OK"] > 0 and result["verdicts"][2]["OK"] > 0
+        assert len(started()) == 6  # games 2 and 3 were played by the players started ahead
+        assert play.ahead(*game(4))
     finally:
         play.close()
-    assert waiting.returncode == 0
-    assert not [p.name for p in (tmp_path / "games").iterdir() if p.name.startswith(".")]
+    seen = [p.read_text().split("|") for p in marks.iterdir()]
+    played = [s for s in seen if "played" in s[2]]
+    assert len(played) == 6  # every player of games 1-3 played, none of game 4
+    for logs, files, _ in seen:  # as it started: no snapshot (a reserved one empty), no view
+        assert all(n.endswith(":0") for n in logs.split()) and not {"Board.txt", "state.json"} & set(files.split()), seen
+    # game 4 was set up and never played: called off, its folder removed, no file left
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["g1", "g2", "g3"]
+
+
+
+
+def test_a_dead_fork_server_fails_its_games_instead_of_hanging_them(tmp_path):
+    # The workers are forked from one server process: if it dies (killed by a
+    # user, the OOM killer), the games waiting on it fail with a line that
+    # says so (a referee failure: --resume plays them again), and a game set
+    # up ahead does not outlive it.
+    from conftest import BOARDS
+    from referee.core.match import MatchSpec
+    from referee.tournament import forkserver
+    from referee.tournament.runner import GameFailed, WorkerPlay
+
+    if not forkserver.available():
+        pytest.skip("no fork server here")
+    play = WorkerPlay()
+    spec = MatchSpec("cantris", ["builtin:random", "builtin:random"], seed=1, sandbox="none",
+                     board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / "g1")
+    try:
+        assert play.ahead(GameJob("g1", "t", (0, 1), 0, 1), spec)
+        play._launcher.proc.kill()
+        with pytest.raises(GameFailed, match="fork server ended"):
+            play(GameJob("g1", "t", (0, 1), 0, 1), spec)
+    finally:
+        play.close()

@@ -16,9 +16,11 @@ process of the seat, however started (DESIGN.md, "Seat isolation"):
 cgroup v1 (a controller per hierarchy) and v2 (one unified hierarchy) are
 both used, as root or wherever the referee may create groups under its own
 (a v2 subtree delegated to the user).  Where it cannot, :func:`available`
-says so and the measured fallbacks hold (the seat host reaps every
-descendant and counts their CPU; memory and processes per process only);
-``match.yaml`` says which (``limits_enforced``).
+says so and the measured fallbacks hold: the seat host reaps every
+descendant and counts their CPU, and measures the seat's processes a few
+times a second, their memory together and their count, killing them all
+past a limit (``seathost.over_seat_limits``); ``match.yaml`` says which
+(``limits_enforced``).
 
 The group is joined between fork and exec of the seat host (the sandbox's
 bwrap), so that nothing of the seat ever runs outside it."""
@@ -33,6 +35,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+SAMPLE_S = 0.2
+"""How often a seat host measures its seat where no group holds it (sent
+in each request: the host imports nothing of ours)."""
 HOST_MARGIN_MB = 48
 """Memory of the seat host (a small Python) and its sandbox, on top of the
 player's ``memory_mb`` in the seat's group."""
@@ -44,21 +49,24 @@ ROOT = Path("/sys/fs/cgroup")
 _names = itertools.count(1)
 
 
-def _own_groups() -> dict[str, str]:
-    """This process's group per v1 controller, and ``""`` for v2's."""
+def _own_groups(text: str | None = None) -> dict[str, str]:
+    """This process's group per v1 controller, and ``""`` for v2's (from
+    ``/proc/self/cgroup``, or ``text`` in its format)."""
     groups: dict[str, str] = {}
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
+    with contextlib.suppress(OSError, ValueError):
+        for line in (Path("/proc/self/cgroup").read_text() if text is None else text).splitlines():
             _, controllers, path = line.split(":", 2)
             for controller in controllers.split(","):
                 groups[controller] = path
     return groups
 
 
-def _cgroup2_root() -> Path | None:
-    """Where the unified (v2) hierarchy is mounted with controllers in it."""
+def _cgroup2_root(mountinfo: str | None = None) -> Path | None:
+    """Where the unified (v2) hierarchy is mounted with controllers in it
+    (from ``/proc/self/mountinfo``, or ``mountinfo`` in its format)."""
     with contextlib.suppress(OSError):
-        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        text = Path("/proc/self/mountinfo").read_text() if mountinfo is None else mountinfo
+        for line in text.splitlines():
             fields = line.split(" - ", 1)
             if len(fields) == 2 and fields[1].startswith("cgroup2 "):
                 mount = Path(line.split()[4])
@@ -81,19 +89,25 @@ def hierarchy() -> Hierarchy | None:
     """The hierarchy seats' groups go in, or None where none can be made."""
     if os.environ.get("REFEREE_CGROUPS", "auto") == "off":
         return None
-    own = _own_groups()
+    return find_hierarchy(_own_groups(), ROOT, _cgroup2_root())
+
+
+def find_hierarchy(own: dict[str, str], v1_root: Path, v2_root: Path | None) -> Hierarchy | None:
+    """The hierarchy for a process in groups ``own`` (see :func:`_own_groups`),
+    with v1 controllers mounted under ``v1_root`` and the unified one at
+    ``v2_root``: v1 if every controller we need is there and writable, else
+    v2 where memory and pids can be handed to our children."""
     parents = {}
     for controller in V1_CONTROLLERS:
-        mount = ROOT / controller
+        mount = v1_root / controller
         if controller in own and (mount / "cgroup.procs").exists():
             parent = mount / own[controller].lstrip("/")
             if os.access(parent, os.W_OK):
                 parents[controller] = parent
     if len(parents) == len(V1_CONTROLLERS):
         return Hierarchy(1, parents)
-    root = _cgroup2_root()
-    if root is not None and "" in own:
-        parent = root / own[""].lstrip("/")
+    if v2_root is not None and "" in own:
+        parent = v2_root / own[""].lstrip("/")
         delegated = _delegate(parent)
         if delegated is not None:
             return Hierarchy(2, {"unified": delegated})
@@ -143,9 +157,10 @@ def enforcement(sandboxed: bool, hosted: bool = True) -> dict[str, str]:
     if where is None:
         reaped = "the seat host reaps every descendant" + (" (pid 1 of the sandbox)" if sandboxed else
                                                            " (a subreaper)")
+        sampled = f"measured by the seat host every {SAMPLE_S:g} s and at the step's end (no control group here)"
         return {"cpu_time": f"RLIMIT_CPU per process; every descendant's CPU counted ({reaped})",
-                "memory_mb": "RLIMIT_AS per process (no control group here: not for the seat's processes together)",
-                "processes": "not enforced (no control group here)"}
+                "memory_mb": f"RLIMIT_AS per process; the seat's processes together {sampled}",
+                "processes": f"the seat's processes {sampled}"}
     name = f"cgroup v{where.version}"
     return {"cpu_time": f"RLIMIT_CPU per process; {name} CPU usage of the seat's processes together",
             "memory_mb": f"RLIMIT_AS per process; {name} memory of the seat's processes together",
@@ -171,10 +186,10 @@ class SeatGroup:
 
     @classmethod
     def create(cls, memory_mb: float | None, processes: int | None,
-               sandboxed: bool) -> "SeatGroup | None":
+               sandboxed: bool, where: Hierarchy | None = None) -> "SeatGroup | None":
         """A new group with these limits (None: unlimited), or None where
-        groups cannot be made."""
-        where = hierarchy()
+        groups cannot be made (in ``where``: by default :func:`hierarchy`)."""
+        where = where or hierarchy()
         if where is None:
             return None
         _sweep_stale(where)
@@ -182,7 +197,7 @@ class SeatGroup:
         folders = {controller: parent / name for controller, parent in where.parents.items()}
         try:
             for folder in folders.values():
-                folder.mkdir()
+                cls._make_folder(folder)
             group = cls(where, folders)
             group._limit(memory_mb, processes and processes + HOST_PROCESSES[sandboxed])
             group._joins = [os.open(folder / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
@@ -191,8 +206,19 @@ class SeatGroup:
         except OSError:
             for folder in folders.values():
                 with contextlib.suppress(OSError):
-                    folder.rmdir()
+                    cls._remove_folder(folder)
             return None
+
+    # The kernel fills a new group's folder with its files and removes them
+    # with it; tests on a plain folder tree (cgroup v2 cannot run where v1
+    # does) stand in for it here.
+    @staticmethod
+    def _make_folder(folder: Path) -> None:
+        folder.mkdir()
+
+    @staticmethod
+    def _remove_folder(folder: Path) -> None:
+        folder.rmdir()
 
     def _file(self, controller: str, v1: str, v2: str) -> Path:
         if self.where.version == 1:
@@ -233,7 +259,9 @@ class SeatGroup:
     def pids(self) -> list[int]:
         with contextlib.suppress(OSError, ValueError):
             folder = next(iter(self.folders.values()))
-            return [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+            # (never 0 or our own: a kill of those would be the referee's group)
+            return [int(p) for p in (folder / "cgroup.procs").read_text().split()
+                    if int(p) > 0 and int(p) != os.getpid()]
         return []
 
     def kill_all(self) -> None:
@@ -263,7 +291,7 @@ class SeatGroup:
         for folder in self.folders.values():
             for _ in range(50):
                 try:
-                    folder.rmdir()
+                    self._remove_folder(folder)
                     break
                 except FileNotFoundError:
                     break

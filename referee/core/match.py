@@ -13,7 +13,7 @@ import sys
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Hashable, Mapping
+from typing import Any, Callable, Hashable, Mapping
 
 from referee import __version__
 from .registry import get_game
@@ -44,6 +44,11 @@ DISK_FULL_GROWTH = 1 << 20  # a seat whose folder grew this much in a step that 
 class RefereeError(Exception):
     """A bug in the referee or a game's code stopped a match (never a player's
     fault).  The match folder keeps everything up to the failing step."""
+
+
+class Cancelled(Exception):
+    """A match set up ahead of its turn (see :func:`run_match`'s ``go``) was
+    called off before its first step: no step was played."""
 
 
 class MatchFolderError(Exception):
@@ -183,9 +188,15 @@ class Observer:
     def finish(self, match: Prepared, result: MatchResult) -> None: ...
 
 
-def run_match(spec: MatchSpec, observer: Observer | None = None) -> MatchResult:
-    """Play one match to the end and write its folder."""
-    return Match(prepare(spec), observer or Observer()).run()
+def run_match(spec: MatchSpec, observer: Observer | None = None,
+              go: Callable[[], bool] | None = None) -> MatchResult:
+    """Play one match to the end and write its folder.  ``go``, if given, is
+    asked once everything before the first step is done (folders, seat hosts
+    and sandboxes, persistent players started and frozen) and before any
+    player has seen the board or any clock runs: a series sets its next game
+    up while the one before it plays.  False: :class:`Cancelled` is raised
+    (the seats are closed; the folder is the caller's to remove)."""
+    return Match(prepare(spec), observer or Observer()).run(go)
 
 
 class Match:
@@ -234,12 +245,13 @@ class Match:
             "platform": sys.platform,
         }
 
-    def run(self) -> MatchResult:
+    def run(self, go: Callable[[], bool] | None = None) -> MatchResult:
         """Play the match; MatchFolderError (one line) if its folder cannot be
-        written, RefereeError for a bug in game code.  Every seat host is
-        closed, whatever happens."""
+        written, RefereeError for a bug in game code, Cancelled if ``go``
+        (see :func:`run_match`) says no.  Every seat host is closed, whatever
+        happens."""
         try:
-            return self._run()
+            return self._run(go)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise MatchFolderError(f"cannot write the match folder {self.p.out}: "
@@ -251,7 +263,7 @@ class Match:
                 seat.close()
             self.spares.close()
 
-    def _run(self) -> MatchResult:
+    def _run(self, go: Callable[[], bool] | None) -> MatchResult:
         p, game = self.p, self.game
         state = game.initial_state(p.setup)
         match_yaml = self._match_yaml(state)
@@ -267,10 +279,9 @@ class Match:
         first = state.current_player()
         self.later.submit(None, lambda: self.spares.make(SPARES))  # each seat's first views
         for pid, agent in enumerate(p.agents, start=1):
-            seat = self.seats[pid]
-            seat.add_snapshots(lambda k, pid=pid: views.snapshot_view(self.facts, state, pid), 1)
+            self.folder.seat_dir(pid)  # the seat host binds it; the board goes in only after go
             if first is not None and pid != first and not state.is_terminal():
-                seat.reserve_snapshot(1)  # see _after
+                self.seats[pid].reserve_snapshot(1)  # see _after
             if isinstance(agent, ProcessAgent):
                 agent.attach(self.seats[pid], p.sandbox, hidden, p.spec.pass_env)
         # The worker thread started and its first jobs done while the seat
@@ -280,6 +291,10 @@ class Match:
         start_seats([(agent, self.clocks[pid].step_limits()) for pid, agent in enumerate(p.agents, start=1)
                      if isinstance(agent, ProcessAgent)])
         self.later.wait()
+        if go is not None and not go():
+            raise Cancelled(f"match {p.out} called off before its first step")
+        for pid, seat in self.seats.items():  # the board, each seat's view of it (snapshot 0)
+            seat.add_snapshots(lambda k, pid=pid: views.snapshot_view(self.facts, state, pid), 1)
         for pid, agent in enumerate(p.agents, start=1):
             started = getattr(agent, "match_started", None)  # a browser seat serves its page now
             if started is not None:
@@ -391,6 +406,7 @@ class Match:
         disk = self._disk_fault(player, seat, step_limits) if isinstance(agent, ProcessAgent) else None
         if disk:
             verdict, message, decision = Verdict.DISK_LIMIT, disk, None
+            agent.restart()  # a kept-alive player would keep its open files' space
         else:
             verdict, message, decision = self._judge(reply, state, step_limits)
         if charge is not None and verdict is Verdict.TIMEOUT and charge.ran_out:

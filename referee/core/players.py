@@ -118,6 +118,15 @@ class ProcessAgent:
         finally:
             seat.close()
 
+    def restart(self) -> None:
+        """A kept-alive player ends now and starts again at its next step,
+        as after any fault its seat host saw (a DISK_LIMIT is found by the
+        referee, after the host said the step was fine): the files it holds
+        open would keep the disk space its emptied folder gave back.  Its
+        host goes with it (a new one starts at the next step)."""
+        if self.persistent and self.host is not None:
+            self.host.close()
+
     def close(self) -> None:
         if self.host is not None:
             self.host.close()
@@ -272,15 +281,32 @@ def check_decision(game: Game, state: GameState, text: str) -> str | None:
 
 def _absolutize(words: list[str], base: Path) -> list[str]:
     """Make words that name files relative to ``base`` absolute: the player
-    runs in its own folder, where ``my.py`` would not be found."""
+    runs in its own folder, where ``my.py`` would not be found.  Paths that
+    name files come out plain (see :func:`_plain`)."""
     out = []
     for word in words:
-        candidate = base / word
-        if not os.path.isabs(word) and ("/" in word or "\\" in word or "." in word) and candidate.exists():
-            out.append(str(candidate.resolve()))
+        candidate = Path(word) if os.path.isabs(word) else base / word
+        if (os.path.isabs(word) or "/" in word or "\\" in word or "." in word) and candidate.exists():
+            out.append(_plain(candidate))
         else:
             out.append(word)
     return out
+
+
+def _plain(path: Path) -> str:
+    """``path`` absolute, without ``.`` or ``..``, its links kept: a venv's
+    ``bin/python`` stays the venv's (resolved, it is the base interpreter,
+    without the venv's packages), and no ``..`` walks through a folder the
+    sandbox does not show (``tests/bench/../../.venv/bin/python``).  Where
+    dropping a ``..`` would name another file (it followed a link), the
+    path is resolved instead."""
+    plain = os.path.abspath(path)
+    try:
+        if plain == str(path) or os.path.samefile(plain, path):
+            return plain
+    except OSError:
+        pass
+    return str(path.resolve())
 
 
 BUILTIN_OPTIONS = {"strong": {"budget": float, "nodes": int}}

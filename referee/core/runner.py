@@ -104,7 +104,8 @@ class RunResult:
     orphans_killed: int = 0
     notes: list[str] = field(default_factory=list)
     started_s: float | None = None  # a persistent player started before the match: its start-up
-    memory_exceeded: bool = False  # the seat's processes together went over memory_mb (cgroup)
+    memory_exceeded: bool = False  # the seat's processes together went over memory_mb (cgroup, or measured)
+    processes_exceeded: bool = False  # more than ``processes`` at once, measured without a cgroup: all killed
 
     @property
     def failed(self) -> bool:

@@ -191,13 +191,17 @@ def exposed_paths(host_argv: Sequence[str], player_argv: Sequence[str]) -> list[
     return chosen
 
 
+# One pattern for all of ETC: matching each name of /etc against each pattern
+# in turn cost tens of ms of CPU per seat started (~150 names x 33 patterns).
+_ETC_NAME = re.compile("|".join(fnmatch.translate(pattern) for pattern in ETC))
+
+
 def _etc() -> list[str]:
     try:
         names = os.listdir("/etc")
     except OSError:
         return []
-    return sorted(f"/etc/{name}" for name in names
-                  if any(fnmatch.fnmatchcase(name, pattern) for pattern in ETC))
+    return sorted(f"/etc/{name}" for name in names if _ETC_NAME.match(name))
 
 
 @functools.lru_cache(maxsize=None)

@@ -21,9 +21,11 @@ is the one that counts.
 Request:  {"argv": [...], "env": {...} or "env_changes": {name: value or null},
            "cwd": "...", "hard": s, "rlimits":
            {"cpu": s, "as": bytes, "fsize": bytes, "nofile": n},
-           "stdout": path, "stderr": path, "output_kb": n}
+           "stdout": path, "stderr": path, "output_kb": n,
+           "seat": {"memory_kb": n, "processes": n, "every": s} (only without a control group)}
 Reply:    {"exit", "signal", "timed_out", "wall", "cpu", "peak_kb",
-           "start_error", "killed", "stdout_tail", "stderr_tail"}
+           "start_error", "killed", "stdout_tail", "stderr_tail",
+           "over": null, "memory" or "processes"}
 {"ping": 1} is answered {"pong": true} (the referee waits for it, so the
 host's start-up is never charged to a player).  A request with
 "persistent": true and "step": k runs one step of the kept-alive player
@@ -117,6 +119,81 @@ def _reap_all() -> int:
         if pid == 0:
             return n
         n += 1
+
+
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def _seat_pids(pid1: bool) -> list[int]:
+    """Every process of the seat but this host: as pid 1, all of its pid
+    namespace; otherwise all its descendants (an orphan, in a session of its
+    own or not, is re-parented to this host, a subreaper)."""
+    if pid1:
+        return [int(p) for p in os.listdir("/proc") if p.isdigit() and p != "1"]
+    return _descendants(os.getpid())
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        return int(_proc(f"/proc/{pid}/statm").split()[1]) * PAGE_KB
+    except (OSError, IndexError, ValueError):
+        return 0  # gone
+
+
+def _pss_kb(pid: int) -> int:
+    """Its proportional share of the memory it maps (a page shared by n
+    processes counts 1/n), or its RSS where the kernel has no rollup."""
+    try:
+        data = _proc(f"/proc/{pid}/smaps_rollup")
+    except OSError:
+        return _rss_kb(pid)
+    at = data.find(b"\nPss:")
+    return int(data[at + 5:].split(None, 1)[0]) if at >= 0 else _rss_kb(pid)
+
+
+def over_seat_limits(seat: dict | None, pid1: bool) -> str | None:
+    """Which whole-seat limit the seat's processes are over right now
+    (``"processes"`` or ``"memory"``), or None: the measured fallback where
+    no control group holds them (``seat`` comes from the request).
+
+    Processes are counted as the kernel's pids controller counts them
+    (zombies too).  Memory is summed as resident sizes first: an upper bound,
+    cheap (statm); only when that bound is over the limit is it summed again
+    as proportional sizes (smaps_rollup, ~1 ms a process), so that a parent's
+    pages its forked children share are counted once, not once per child."""
+    if not seat:
+        return None
+    pids = _seat_pids(pid1)
+    if seat.get("processes") and len(pids) > seat["processes"]:
+        return "processes"
+    limit = seat.get("memory_kb")
+    if limit and sum(map(_rss_kb, pids)) > limit:
+        total = 0
+        for pid in pids:
+            total += _pss_kb(pid)
+            if total > limit:
+                return "memory"
+    return None
+
+
+class Sampler:
+    """When a step measures its seat (``seat`` given: no control group):
+    every ``seat["every"]`` seconds."""
+
+    def __init__(self, seat: dict | None, pid1: bool) -> None:
+        self.seat, self.pid1 = seat, pid1
+        self.next = time.monotonic() + seat["every"] if seat else float("inf")
+
+    def due(self) -> str | None:
+        """Measure if it is time: the limit the seat is over, or None."""
+        if time.monotonic() < self.next:
+            return None
+        self.next = time.monotonic() + self.seat["every"]
+        return over_seat_limits(self.seat, self.pid1)
+
+    def wake(self, deadline: float) -> float:
+        """When to wake at the latest: ``deadline``, or the next measure."""
+        return min(deadline, self.next)
 
 
 def sweep(pid1: bool, pgid: int | None) -> int:
@@ -376,7 +453,7 @@ def _spawned(req: dict, out: int, err: int) -> tuple[int | None, str | None]:
 def _blank_reply(**more) -> dict:
     return {"exit": None, "signal": None, "timed_out": False, "wall": 0.0, "cpu": 0.0,
             "peak_kb": 0, "start_error": None, "killed": 0, "stdout_tail": "", "stderr_tail": "",
-            **more}
+            "over": None, **more}
 
 
 def _exit_status(reply: dict, status: int) -> None:
@@ -406,10 +483,15 @@ def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
     else:
         pid, failure = _forked(req, out, err)
     status = usage = None
+    seat = req.get("seat")
     if failure:
         reply["start_error"] = failure
     else:
-        status, usage, reply["timed_out"] = _wait(pid, start + float(req["hard"]), control, pid1)
+        status, usage, reply["timed_out"], reply["over"] = _wait(pid, start + float(req["hard"]), control,
+                                                                 pid1, seat)
+        # What it leaves running counts too (six children holding memory, a
+        # fork bomb of sleepers), whether or not it decided first.
+        reply["over"] = reply["over"] or over_seat_limits(seat, pid1)
     reply["wall"] = time.monotonic() - start
     if usage is not None:
         reply["cpu"] = usage.ru_utime + usage.ru_stime
@@ -446,16 +528,23 @@ def _until(poller: select.poll, deadline: float, control: int, pid1: bool, pid: 
     return True
 
 
-def _wait(pid: int, deadline: float, control: int, pid1: bool):
+def _wait(pid: int, deadline: float, control: int, pid1: bool, seat: dict | None = None):
     """Wait for ``pid`` until the deadline, without polling; kill at the
-    deadline.  End of input on ``control`` (the referee died) kills too."""
+    deadline.  End of input on ``control`` (the referee died) kills too.
+    With ``seat`` (no control group), measure the seat every ``seat["every"]`` s and
+    kill when it is over a limit.  (status, usage, timed out, over)."""
     pidfd, poller = _watch(pid, control)
+    over = None
+    sample = Sampler(seat, pid1)
     try:
         while True:
             wpid, status, usage = os.wait4(pid, os.WNOHANG)
             if wpid == pid:
-                return status, usage, False
-            if not _until(poller, deadline, control, pid1, pid):
+                return status, usage, False, None
+            over = sample.due()
+            if over:
+                break
+            if not _until(poller, sample.wake(deadline), control, pid1, pid) and time.monotonic() >= deadline:
                 break
     finally:
         os.close(pidfd)
@@ -468,7 +557,7 @@ def _wait(pid: int, deadline: float, control: int, pid1: bool):
     except OSError:
         pass
     _, status, usage = os.wait4(pid, 0)
-    return status, usage, True
+    return status, usage, over is None, over
 
 
 class Persistent:
@@ -486,6 +575,7 @@ class Persistent:
         self.death = None  # (status, rusage) of a player that died between steps
         self.fresh = False  # started, and not yet asked for a step
         self.settled = True  # frozen while reading its stdin (nothing half-printed)
+        self.over: str | None = None  # the whole-seat limit its start-up went over (measured)
 
     def alive(self) -> bool:
         if self.pid is None or self.death is not None:
@@ -507,7 +597,7 @@ class Persistent:
                 except OSError:
                     pass
         self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
-        self.death, self.fresh, self.settled = None, False, True
+        self.death, self.fresh, self.settled, self.over = None, False, True, None
 
     def start(self, req: dict, out: int, err: int) -> str | None:
         down_r, down_w = os.pipe2(os.O_CLOEXEC)
@@ -750,7 +840,8 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
     if player.pid is not None and not player.alive():
         # It died between steps (e.g. CPU spent after its last ``done``): that
         # death is this step's result, as Botzone charges it; it starts again
-        # at the next step.
+        # at the next step.  (Or its start-up went over a whole-seat limit.)
+        reply["over"] = player.over
         _ended(reply, player, *player.death)
         reply["killed"] = sweep(pid1, None)
         return _finish(reply, out, err, out_start, err_start, req, start)
@@ -771,6 +862,8 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
         pass  # it is dying: the wait below sees it
     pidfd, poller = _watch(pid, control, player.from_player)
     status = usage = None
+    seat = req.get("seat")
+    sample = Sampler(seat, pid1)
     try:
         while True:
             if player.drain(out):
@@ -781,20 +874,26 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
                 break
             if budget and player.cpu() - player.cpu_mark > budget + 1:
                 break  # it outlived its SIGXCPU: killed below
+            reply["over"] = sample.due()
+            if reply["over"]:
+                break
             # With a CPU budget, wake now and then to look at its CPU: a
-            # player that ignores SIGXCPU would otherwise burn to the wall limit.
+            # player that ignores SIGXCPU would otherwise burn to the wall
+            # limit; without a control group, to measure the seat.
             wake = min(deadline, time.monotonic() + CPU_POLL_S) if budget else deadline
-            if not _until(poller, wake, control, pid1, pid) and wake >= deadline:
+            if not _until(poller, sample.wake(wake), control, pid1, pid) and time.monotonic() >= deadline:
                 reply["timed_out"] = True
                 break
     finally:
         os.close(pidfd)
+    if status is None and not reply["timed_out"] and not reply["over"]:
+        reply["over"] = over_seat_limits(seat, pid1)  # it answered: what it leaves counts too
     reply["wall"] = time.monotonic() - start
     if status is None and not reply["timed_out"] and budget and player.cpu() - player.cpu_mark > budget + 1:
         # It outlived its SIGXCPU: killed, as a spawned player is a second past the limit.
         os.kill(pid, signal.SIGKILL)
         _, status, usage = os.wait4(pid, 0)
-    if status is None and not reply["timed_out"]:  # it answered
+    if status is None and not reply["timed_out"] and not reply["over"]:  # it answered
         now = player.cpu()
         reply["cpu"], player.cpu_mark = max(0.0, now - player.cpu_mark), now
         reply["peak_kb"] = player.peak_kb()
@@ -832,6 +931,7 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
     deadline = start + float(req["hard"])
     pidfd, poller = _watch(player.pid, control)
     last, ready = -1.0, False
+    sample = Sampler(req.get("seat"), pid1)
     try:
         while player.alive():
             used = player.cpu()
@@ -839,6 +939,9 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
                 ready = True
                 break
             last = used
+            player.over = sample.due()
+            if player.over:
+                break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
@@ -847,6 +950,15 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
                 os._exit(0)
     finally:
         os.close(pidfd)
+    if player.alive() and not player.over:
+        player.over = over_seat_limits(req.get("seat"), pid1)  # what its start-up left counts too
+    if player.over and player.alive():
+        # Its start-up went over a whole-seat limit: killed, and its first
+        # step's result says so (run_persistent), as a death between steps.
+        os.kill(player.pid, signal.SIGKILL)
+        while player.alive():
+            time.sleep(0.001)
+        sweep(pid1, None)
     if player.alive():
         player.freeze()  # until its first step, as between steps
         sweep_except(pid1, player.pid)

@@ -197,6 +197,9 @@ class SeatHost:
                            stdout_tail=reply["stdout_tail"], stderr_tail=reply["stderr_tail"])
         if reply.get("restarted"):
             result.notes.append("started")
+        # Over a whole-seat limit its host measured (no control group): all killed.
+        result.memory_exceeded = reply.get("over") == "memory"
+        result.processes_exceeded = reply.get("over") == "processes"
         result.started_s = started_s
         # The referee's clock decides: past the hard limit is a TIMEOUT, whatever
         # the player did to the clocks meanwhile.
@@ -226,11 +229,16 @@ class SeatHost:
 
     def _request(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
                  stdout_path: Path, stderr_path: Path) -> dict:
-        return {"argv": list(argv), **self._env_request(env), "cwd": str(self.seat_dir),
-                "hard": limits.hard_time, "rlimits": rlimit_values(limits),
-                "stdout": str(Path(stdout_path).absolute()),
-                "stderr": str(Path(stderr_path).absolute()),
-                "output_kb": limits.output_kb}
+        request = {"argv": list(argv), **self._env_request(env), "cwd": str(self.seat_dir),
+                   "hard": limits.hard_time, "rlimits": rlimit_values(limits),
+                   "stdout": str(Path(stdout_path).absolute()),
+                   "stderr": str(Path(stderr_path).absolute()),
+                   "output_kb": limits.output_kb}
+        if self.group is None and (limits.memory_mb or limits.processes):
+            # No control group holds the seat: its host measures it (seathost.over_seat_limits).
+            request["seat"] = {"memory_kb": int((limits.memory_mb or 0) * 1024),
+                               "processes": limits.processes or 0, "every": cgroups.SAMPLE_S}
+        return request
 
     def _env_request(self, env: Mapping[str, str]) -> dict:
         """The environment as this host is told it: whole the first time, then

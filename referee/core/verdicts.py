@@ -67,6 +67,12 @@ def process_fault(run: RunResult, limits: Limits) -> tuple[Verdict, str] | None:
     if run.memory_exceeded:
         return Verdict.MEMORY_LIMIT, (f"its processes together went over the memory limit "
                                       f"({limits.memory_mb:g} MiB)")
+    if run.processes_exceeded:
+        # Where a control group holds the count, a fork past it fails, and a
+        # program that does not expect that fails with it: CRASH.  Without one
+        # the seat host counts and kills them all, the same verdict.
+        return Verdict.CRASH, (f"its processes together went over the process limit "
+                               f"({limits.processes} at once): all of them were killed")
     if run.failed:
         near_limit = limits.memory_mb and run.peak_kb >= 0.9 * limits.memory_mb * 1024
         if any(w in run.stderr_tail for w in _MEMORY_WORDS) or near_limit:

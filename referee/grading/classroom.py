@@ -27,7 +27,7 @@ from referee.core.runner import usable_cores
 
 from .config import GradingConfig, staff_paths
 from .formats import render, to_json
-from .gauntlet import grade
+from .gauntlet import GradingError, grade
 
 STAMP = "grade.json"  # in each submission's results folder: the hash it was graded at
 
@@ -38,7 +38,7 @@ class ClassRow:
     score: float
     max_score: float
     tests: dict[str, float]
-    status: str  # graded | unchanged | not gradable
+    status: str  # graded | unchanged | not gradable | error (the grader failed: rerun the class)
     message: str
     sandbox: str = ""  # bwrap, or none (the result file says why)
     rating: float | None = None  # against the reference set; None: it played no game
@@ -108,7 +108,10 @@ def _grade_one(config: GradingConfig, path: Path, target: Path, fmt: str, setup:
                 f"{name}: unchanged, {stamp['grade']['score']:g} / {stamp['grade']['max_score']:g}")
     if target.exists():
         shutil.rmtree(target)
-    result = grade(config, path, target / "work", jobs, play)
+    try:
+        result = grade(config, path, target / "work", jobs, play)
+    except GradingError as exc:  # the grader's failure, not the student's: no grade, rerun it later
+        return ClassRow(name, 0.0, config.total_points, {}, "error", str(exc)), f"{name}: {exc}"
     data = to_json(result)
     files.write_text(target / f"results.{fmt}.json" if fmt != "json" else target / "results.json",
                      render(result, fmt))

@@ -61,6 +61,13 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
                        board=resolve_board(game, board) if board else None, variant=variant,
                        settings=settings, sandbox=sandbox, seed=seed)
     click.echo(report.text(), nl=False)
+    from referee.core import sandbox as sandbox_mod
+
+    resolved = sandbox_mod.resolve(sandbox)
+    if not resolved.on:  # what passes here may fail on the grader, which sandboxes it
+        why = (resolved.warning or "--sandbox none").removeprefix("running players without a sandbox: ")
+        click.echo(f"note: these checks ran without the sandbox graders use ({why}); a program that "
+                   "reads or writes outside its own folder, or uses the network, passes here and fails there")
     sys.exit(0 if report.ok else 1)
 
 
@@ -117,6 +124,11 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
             results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
             rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo, play=play)
             click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
+            failed = [row.name for row in rows if row.status == "error"]
+            if failed:  # exit 3, as a referee failure does: run the command again for these
+                click.echo(f"referee: grading stopped for {len(failed)} submission(s) ({', '.join(failed)}); "
+                           "run the command again to grade them", err=True)
+                sys.exit(3)
             return
         _grade_one(config, submission, fmt, out, results, jobs, play)
     finally:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,11 @@ from typing import Any
 from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
 from referee.core.match import RefereeError
-from referee.core.settings import load_yaml
 from referee.core.runner import usable_cores
+from referee.core.settings import load_yaml
 from referee.tournament.journal import GameRecord, Journal
-from referee.tournament.ratings import Rating, anchored_ratings, describe_elo, elo_interval, pentanomial, same_games
+from referee.tournament.ratings import (Rating, anchored_ratings, describe_elo, elo_interval, pentanomial,
+                                       same_games)
 from referee.tournament.series import make_config, run_series
 
 from .check_bot import CheckReport, Fault, check_bot, seat_faults, worst
@@ -33,6 +35,11 @@ from .config import GradingConfig, Opponent
 from .submission import Submission, SubmissionError, build, stage
 
 RESULT = {"win": "W", "draw": "D", "loss": "L"}
+ATTEMPTS = 3
+"""Tries of an opponent's games when the reference player ran out of wall
+time in one: its TIMEOUT would hand the submission a win it did not earn
+(a busy grader), so the series is played again (same seeds); after the
+last try grading stops rather than give that grade."""
 
 
 class GradingError(RefereeError):
@@ -253,10 +260,22 @@ def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out
                          config.games_per_opponent, config.seed, folder, config.base_dir,
                          config.variant, config.policy, config.settings, config.limits,
                          names=["submission", opponent.name], sandbox=config.sandbox)
-    summary = run_series(series, max(1, jobs), play, log=io.StringIO())
-    if summary.failure:
-        raise GradingError(f"grading stopped: {summary.failure}")
-    records = sorted(Journal(folder).load(), key=lambda r: r.key)
+    replayed: list[str] = []
+    for attempt in range(1, ATTEMPTS + 1):
+        summary = run_series(series, max(1, jobs), play, log=io.StringIO())
+        if summary.failure:
+            raise GradingError(f"grading stopped: {summary.failure}")
+        records = sorted(Journal(folder).load(), key=lambda r: r.key)
+        starved = [r.key for r in records if r.verdicts.get(r.seat_of(1), {}).get("TIMEOUT")]
+        if not starved:
+            break
+        if attempt == ATTEMPTS:
+            raise GradingError(
+                f"grading stopped: the reference player {opponent.name!r} ran out of time (TIMEOUT) in "
+                f"game {starved[0]} in each of {ATTEMPTS} tries; a grade must not hang on the grader's "
+                "load: raise hard_time, lower --jobs, or fix the reference player")
+        replayed += starved
+        shutil.rmtree(folder)  # the same seeds again: only the timing can differ
     if folders is not None:
         folders += [folder / r.folder for r in records]
     games = len(records)
@@ -272,6 +291,9 @@ def _play(config: GradingConfig, submission: Submission, opponent: Opponent, out
     lines = [f"**{_pct(fraction)}** of the points against {opponent.name} "
              f"({points:g} of {games}: win 1, draw 1/2, loss 0) -> **{score:g} / {opponent.points:g}** "
              f"(full at {_pct(opponent.full_at)} or more, none at {_pct(opponent.zero_at)} or less)", ""]
+    if replayed:
+        lines += [f"Played again: {opponent.name} ran out of time in game(s) {', '.join(sorted(set(replayed)))} "
+                  "(a reference player's TIMEOUT is the grader's load, not the submission's merit).", ""]
     if estimate is not None:
         lines += ["Elo against " + opponent.name + ": "
                   + describe_elo(estimate, same_games(pairs), len(config.boards) == 1,

@@ -30,6 +30,8 @@ from referee.core.textgrid import read_board_file
 from referee.core.visible import visible
 
 from .config import STATE_FILE, TournamentConfig, match_spec
+from . import forkserver
+from .forkserver import ForkServer
 from .formats import Bracket, RoundRobin, Swiss, make_format
 from .journal import GameJob, GameRecord, Journal
 from .planner import Plan, Planner
@@ -48,94 +50,175 @@ class GameFailed(Exception):
     verdicts).  The tournament stops; --resume retries the game."""
 
 
-class WorkerPlay:
-    """Plays each game in a fresh ``python -m referee.tournament.worker``
-    process, as isolated from the others as a process makes it.  Its Python
-    start-up and imports (most of a fast game's cost outside its steps) are
-    paid ahead: each game, as it starts, starts the worker of a game to come,
-    which imports the referee while this one plays and then waits for its
-    SPEC on stdin."""
+class Spawner:
+    """Workers as processes of their own: ``python -m
+    referee.tournament.worker -``, each paying Python's start-up and the
+    referee's imports (where there is no fork server: see
+    :mod:`.forkserver`, whose interface this is)."""
 
     def __init__(self) -> None:
-        self._live: set[subprocess.Popen] = set()
-        self._spares: list[tuple[subprocess.Popen, Path]] = []  # (worker, its stderr file)
+        self._procs: dict[int, subprocess.Popen] = {}
+        self._lock = threading.Lock()
+        self._next = 0
+
+    def start(self, spec_line: str, errors: Path) -> int:
+        with open(errors, "wb") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", "-"],
+                                    stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
+        with self._lock:
+            self._next += 1
+            self._procs[self._next] = proc
+        self._send(proc, spec_line)
+        return self._next
+
+    @staticmethod
+    def _send(proc: subprocess.Popen, line: str) -> None:
+        try:
+            proc.stdin.write(line.encode() + b"\n")
+            proc.stdin.flush()
+        except (OSError, ValueError):
+            pass  # it died: its exit code says so
+
+    def go(self, ident: int) -> None:
+        self._send(self._procs[ident], "go")
+
+    def off(self, ident: int) -> None:
+        with contextlib.suppress(OSError):
+            self._procs[ident].stdin.close()
+
+    def kill(self, ident: int) -> None:
+        self._procs[ident].kill()
+
+    def wait(self, ident: int, timeout: float | None = None) -> int | None:
+        proc = self._procs[ident]
+        try:
+            code = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        with self._lock:
+            self._procs.pop(ident, None)
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        return code
+
+    def why_gone(self) -> str:
+        return "no output"
+
+    def close(self) -> None:
+        pass
+
+
+class WorkerPlay:
+    """Plays each game in a fresh worker process (:mod:`.worker`), as
+    isolated from the others as a process makes it (its own folder, seat
+    hosts and players).  Workers are forked from one fork server that has
+    imported the referee once (:mod:`.forkserver`; else each is a ``python
+    -m referee.tournament.worker`` of its own).  What a game costs before
+    its first step is paid while the game before it plays: the runner names
+    the games that come next (:meth:`ahead`), and their workers are started
+    then; each builds its game's folders, starts its seat hosts, sandboxes
+    and persistent players (frozen, shown no board), and waits for ``go``,
+    which :meth:`__call__` sends when the game's turn comes."""
+
+    STAGED = 2  # games set up ahead at most
+
+    def __init__(self) -> None:
+        self._launcher: ForkServer | Spawner | None = None
+        self._live: set[int] = set()
+        self._staged: dict[str, tuple[str, int, Path]] = {}  # key: (SPEC, worker, stderr file)
         self._lock = threading.Lock()
         self._stopped = False
 
-    def _start(self, errors: Path) -> subprocess.Popen:
-        with open(errors, "wb") as err:
-            return subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", "-"],
-                                    stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
+    def _start(self, spec_line: str, errors: Path) -> int:
+        if self._launcher is None:
+            self._launcher = (ForkServer(errors.parent / ".forkserver.stderr.txt")
+                              if forkserver.available() else Spawner())
+        return self._launcher.start(spec_line, errors)
 
-    def _worker(self, folder: Path, errors: Path) -> subprocess.Popen:
-        """A worker for the game whose output goes to ``errors``: a spare
-        one started ahead if there is one still waiting, else a new one; and
-        a spare started for the game after it."""
+    @staticmethod
+    def _errors(job: GameJob, spec: MatchSpec) -> Path:
+        out = Path(spec.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return out.parent / f".{job.key}.stderr.txt"
+
+    def ahead(self, job: GameJob, spec: MatchSpec) -> bool:
+        """Set ``job`` up now: it is a game to start soon (the planner says it
+        is playable; a game set up and never played is called off at
+        :meth:`close`, its folder removed).  False: no more now (enough games
+        are set up), ask again later."""
+        text = spec_to_json(spec)
         with self._lock:
-            proc = None
-            while self._spares and proc is None:
-                spare, spare_errors = self._spares.pop()
-                if spare.poll() is None:
-                    os.replace(spare_errors, errors)
-                    proc = spare
-                else:
-                    spare.stdin.close()
-                    spare_errors.unlink(missing_ok=True)
-            if proc is None:
-                proc = self._start(errors)
-            self._live.add(proc)
-            if not self._stopped:
-                spare_errors = folder / f".worker-{time.monotonic_ns()}.stderr.txt"
-                self._spares.append((self._start(spare_errors), spare_errors))
-        return proc
+            if job.key in self._staged:
+                return True
+            if self._stopped or len(self._staged) >= self.STAGED:
+                return False
+            errors = self._errors(job, spec)
+            self._staged[job.key] = (text, self._start(text, errors), errors)
+            return True
+
+    def _worker(self, job: GameJob, spec: MatchSpec, errors: Path) -> int:
+        """The game's worker, told to go: the one set up ahead for it, else a
+        new one (given its SPEC and ``go`` at once)."""
+        text = spec_to_json(spec)
+        with self._lock:
+            staged = self._staged.pop(job.key, None)
+            if staged is not None and staged[0] != text:  # not this game after all
+                self._call_off([staged])
+                staged = None
+            ident = staged[1] if staged is not None else self._start(text, errors)
+            assert self._launcher is not None
+            self._launcher.go(ident)
+            self._live.add(ident)
+        return ident
 
     def __call__(self, job: GameJob, spec: MatchSpec) -> dict[str, Any]:
         out = Path(spec.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        errors = out.parent / f".{job.key}.stderr.txt"
-        proc = self._worker(out.parent, errors)
+        errors = self._errors(job, spec)
+        ident = self._worker(job, spec, errors)
+        assert self._launcher is not None
         try:
-            try:
-                proc.stdin.write(spec_to_json(spec).encode() + b"\n")
-                proc.stdin.flush()
-            except OSError:
-                pass  # it died: its exit code says so
-            code = proc.wait()
+            code = self._launcher.wait(ident)
         finally:
             with self._lock:
-                self._live.discard(proc)
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
+                self._live.discard(ident)
         if code != 0:
-            lines = errors.read_text(errors="replace").strip().splitlines() or ["no output"]
-            raise GameFailed(f"game {job.key}: the referee failed (exit {code}): {lines[-1][:200]} "
-                             f"(full output: {errors})")
+            lines = errors.read_text(errors="replace").strip().splitlines() if errors.exists() else []
+            if code is None:
+                lines.append(f"its fork server ended: {self._launcher.why_gone()}")
+            raise GameFailed(f"game {job.key}: the referee failed (exit {code}): "
+                             f"{(lines or ['no output'])[-1][:200]} (full output: {errors})")
         errors.unlink()
         return yaml.safe_load((out / "result.yaml").read_text(encoding="utf-8"))
 
+    def _call_off(self, staged: list[tuple[str, int, Path]]) -> None:
+        """End workers whose games were set up and not played: told by the
+        end of their input, each closes its seats and removes its folder."""
+        launcher = self._launcher
+        if launcher is None:
+            return
+        for _, ident, _ in staged:
+            launcher.off(ident)
+        for _, ident, errors in staged:
+            if launcher.wait(ident, timeout=30) is None:
+                launcher.kill(ident)
+                launcher.wait(ident, timeout=30)
+            errors.unlink(missing_ok=True)
+
     def close(self) -> None:
-        """End the spare workers (told by the end of their input: no game)."""
+        """Call off the games set up ahead and not played; end the fork server."""
         with self._lock:
             self._stopped = True
-            spares, self._spares = self._spares, []
-        for proc, errors in spares:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-        for proc, errors in spares:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            errors.unlink(missing_ok=True)
+            staged, self._staged = list(self._staged.values()), {}
+        self._call_off(staged)
+        if self._launcher is not None:
+            self._launcher.close()
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
-            for proc in self._live:
-                proc.kill()
-            for proc, _ in self._spares:
-                proc.kill()
+            if self._launcher is not None:
+                for ident in self._live:
+                    self._launcher.kill(ident)
         self.close()
 
 
@@ -246,10 +329,14 @@ class Tournament:
                   "this tournament has no such game to play", file=log)
         return trusted
 
-    def record(self, job: GameJob, play: Play) -> GameRecord:
+    def spec(self, job: GameJob) -> MatchSpec:
         config = self.config
+        return match_spec(config, job.seats, config.boards[job.board], job.seed,
+                          config.out / f"games/{job.key}")
+
+    def record(self, job: GameJob, play: Play) -> GameRecord:
         folder = f"games/{job.key}"
-        spec = match_spec(config, job.seats, config.boards[job.board], job.seed, config.out / folder)
+        spec = self.spec(job)
         start = time.monotonic()
         try:
             result = play(job, spec)
@@ -279,8 +366,13 @@ class Tournament:
                 for job in plan.pending:
                     if failure is None and len(running) < jobs and job.key not in started:
                         running[pool.submit(self.record, job, play)] = job
+                        started.add(job.key)
                 if not running:
                     break
+                if failure is None and hasattr(play, "ahead"):  # set up while these play
+                    for coming in (job for job in plan.pending if job.key not in started):
+                        if not play.ahead(coming, self.spec(coming)):
+                            break
                 progress.tick(len(records), max(plan.expected_games, len(records)))
                 finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
                 for future in finished:
@@ -300,7 +392,7 @@ class Tournament:
                 play.stop()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-            if isinstance(play, WorkerPlay):  # its spare workers
+            if isinstance(play, WorkerPlay):  # the games it set up ahead and did not play
                 play.close()
             progress.close()
         return self.report(records, failure, interrupted)

@@ -1,5 +1,5 @@
 """One tournament game in its own OS process: ``python -m referee.tournament.worker SPEC``
-(or ``-``: SPEC comes as a line on stdin, to a worker started ahead of its game).
+(or ``-``: the game comes on stdin, to a worker started ahead of its game).
 
 Why a process per game: the core's player runner adopts and kills every
 orphan of its process after each step, so two games sharing a process could
@@ -7,12 +7,22 @@ kill each other's players; a process per game also keeps a crash of one game
 away from the others.  SPEC is the game's MatchSpec as JSON; the match writes
 its folder (result.yaml included) and the worker exits 0.
 
+With ``-`` the worker reads lines on stdin: the SPEC, then ``go``.  Between
+the two it sets its game up (``run_match``'s ``go``: folders, seat hosts and
+sandboxes, persistent players started and frozen; no board shown, no clock
+running), so that a series does all that while the game before plays (see
+``runner.WorkerPlay``).  End of input before the SPEC: no game, exit 0; before
+``go``: the game is called off, its folder removed, exit 0.
+
 The parent keeps this process's stdin open; when it closes (the tournament
 was killed, even with SIGKILL) the worker exits at once instead of finishing
-a game nobody will record.
+a game nobody will record.  A game that ends leaves with ``os._exit`` once
+its files are written and closed: an interpreter's teardown is no use to
+anyone there.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -21,7 +31,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from referee.core.match import MatchSpec, run_match
+from referee.core.match import Cancelled, MatchSpec, run_match
+from referee.core.trees import remove_tree
 
 PATH_FIELDS = ("board", "out", "base_dir")
 
@@ -49,23 +60,55 @@ def _exit_when_orphaned() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _spec_line() -> str:
-    """The SPEC as one line on stdin (``-``): a worker started ahead of its
-    game, its imports done while the game before it ran (see
-    ``runner.WorkerPlay``), waits here for it.  End of input: no game."""
-    data = b""
-    while b"\n" not in data:
-        chunk = os.read(0, 1 << 16)
-        if not chunk:
-            os._exit(0)
-        data += chunk
-    return data.split(b"\n", 1)[0].decode()
+class _Lines:
+    """Lines from stdin's raw fd (a buffered stdin would block interpreter
+    exit); None at end of input."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def next(self) -> str | None:
+        while b"\n" not in self.data:
+            chunk = os.read(0, 1 << 16)
+            if not chunk:
+                return None
+            self.data += chunk
+        line, self.data = self.data.split(b"\n", 1)
+        return line.decode()
+
+
+def _done() -> None:
+    """Leave without the interpreter's teardown: the match's files are
+    written and closed, its seat hosts ended (``Match.run``)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 def main(argv: list[str]) -> int:
-    text = _spec_line() if argv[0] == "-" else argv[0]
-    _exit_when_orphaned()
-    run_match(spec_from_json(text))
+    if argv[0] != "-":
+        _exit_when_orphaned()
+        run_match(spec_from_json(argv[0]))
+        _done()
+    lines = _Lines()
+    text = lines.next()
+    if text is None:
+        _done()  # a worker started ahead that got no game
+    spec = spec_from_json(text)
+
+    def go() -> bool:
+        if lines.next() != "go":
+            return False
+        _exit_when_orphaned()
+        return True
+
+    try:
+        run_match(spec, go=go)
+    except Cancelled:
+        if spec.out is not None:
+            remove_tree(spec.out)
+    _done()
     return 0
 
 

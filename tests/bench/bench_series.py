@@ -17,12 +17,18 @@ the first non-empty cell, seats swapped in pairs):
 - step 1 against the later steps: each persistent game's first step wall
   over the median of its later ones (as logged), the median over games.
 
-The machine is shared and noisy: the series run one after the other, so
-compare ratios from one run, not figures across runs."""
+Each row is given twice: in wall time, and in CPU time (user + system, of
+the command and every process it waited for: workers, seat hosts, sandboxes,
+players), against the floor's own CPU.  The machine is shared and noisy: the
+series run one after the other, so compare ratios from one run, not figures
+across runs; on a loaded machine the wall time of a series follows its CPU
+(work started ahead of a game still takes cores from the game that plays),
+and the CPU ratios move far less with the load."""
 from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -39,21 +45,27 @@ GAMES = int(os.environ.get("GAMES", 10))
 PYTHON = os.path.normpath(sys.executable)
 
 
-def series(root: Path, player: str, sandbox: str, tag: str) -> tuple[float, list[Path]]:
-    """(wall seconds of ``referee play --games GAMES --jobs 1``, its game folders)."""
+def children_cpu() -> float:
+    """CPU seconds of the processes this one has waited for, so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def series(root: Path, player: str, sandbox: str, tag: str) -> tuple[float, float, list[Path]]:
+    """(wall and CPU seconds of ``referee play --games GAMES --jobs 1``, its game folders)."""
     out = root / tag
     argv = [PYTHON, "-m", "referee", "play", "cantris", "--board", str(BOARD),
             "--player", player, "--player", player, "--games", str(GAMES), "--jobs", "1",
             "--seed", "1", "--sandbox", sandbox, "--out", str(out)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    took = time.perf_counter() - start
+    took, cpu = time.perf_counter() - start, children_cpu() - cpu
     games = sorted(p.parent for p in (out / "games").glob("*/log.jsonl"))
     assert len(games) == GAMES, games
     for game in games:  # a forfeit would be measured as a fast game
         assert all(json.loads(line)["verdict"] == "OK"
                    for line in (game / "log.jsonl").read_text().splitlines()), game
-    return took, games
+    return took, cpu, games
 
 
 def walls(game: Path) -> list[float]:
@@ -75,10 +87,15 @@ def main() -> None:
         for sandbox in sandboxes:
             runs["persistent", sandbox] = series(root, "persistent:" + " ".join(kept), sandbox, f"p-{sandbox}")
             runs["spawned", sandbox] = series(root, " ".join(spawned), sandbox, f"s-{sandbox}")
-        games = runs["persistent", sandboxes[0]][1]
+        games = runs["persistent", sandboxes[0]][2]
+        cpu = children_cpu()
         floor_kept = statistics.mean(bare_match(root, game, kept, f"b{i}-") for i, game in enumerate(games))
+        cpu_kept = (children_cpu() - cpu) / len(games)
         steps = statistics.mean(len(walls(game)) for game in games)
-        spawn = statistics.median(bare_spawn(root / "bare", spawned, 60))
+        cpu = children_cpu()
+        spawns = bare_spawn(root / "bare", spawned, 60)
+        cpu_spawn = (children_cpu() - cpu) / len(spawns)
+        spawn = statistics.median(spawns)
         floor_spawned = steps * spawn
         first = [w[0] / statistics.median(w[1:]) for w in map(walls, games)]
     rows = [
@@ -87,11 +104,19 @@ def main() -> None:
         (f"floor, spawned: {steps:.0f} steps x one bare spawn ({spawn * 1000:.1f} ms)",
          f"{floor_spawned * 1000:.1f} ms", "1.00"),
     ]
-    for (kind, sandbox), (took, _) in runs.items():
+    for (kind, sandbox), (took, _, _) in runs.items():
         floor = floor_kept if kind == "persistent" else floor_spawned
         name = "default sandbox" if sandbox == "auto" else "--sandbox none"
         rows.append((f"play --games {GAMES} --jobs 1, {kind}, {name}: per game",
                      f"{took / GAMES * 1000:.1f} ms", f"{took / GAMES / floor:.2f}"))
+    rows += [("CPU, floor, kept alive: per game", f"{cpu_kept * 1000:.1f} ms", "1.00"),
+             (f"CPU, floor, spawned: {steps:.0f} steps x one bare spawn's CPU ({cpu_spawn * 1000:.1f} ms)",
+              f"{steps * cpu_spawn * 1000:.1f} ms", "1.00")]
+    for (kind, sandbox), (_, cpu, _) in runs.items():
+        floor = cpu_kept if kind == "persistent" else steps * cpu_spawn
+        name = "default sandbox" if sandbox == "auto" else "--sandbox none"
+        rows.append((f"CPU, play --games {GAMES} --jobs 1, {kind}, {name}: per game",
+                     f"{cpu / GAMES * 1000:.1f} ms", f"{cpu / GAMES / floor:.2f}"))
     rows.append((f"persistent, {'default sandbox' if sandboxes[0] == 'auto' else '--sandbox none'}: "
                  "step 1 wall / median later step (median of games)", "", f"{statistics.median(first):.2f}"))
     print(f"(load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")

@@ -1,0 +1,63 @@
+"""How a player's command line names its files: relative to where the
+referee was started, with ``..`` in it, through a venv's ``bin/python``
+link.  Each must run the same in the sandbox as without it: the sandbox
+shows only the folders the command names, so a ``..`` that walks through a
+folder it does not show was "No such file or directory", and a venv's
+python resolved to its base interpreter lost the venv's packages."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from conftest import BOARDS, read_log, referee
+from test_rogues import MODES
+
+BOT = """\
+import sys
+{imports}
+board = [line.split() for line in open("Board.txt")]
+cell = next((r, c) for r in range(len(board) - 1, -1, -1) for c, v in enumerate(board[r]) if v != "0")
+open("decision.txt", "w").write(f"{{cell[0]}} {{cell[1]}}\\n")
+"""
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory) -> Path:
+    """A venv (no pip: made in a moment) with a module only it has."""
+    root = tmp_path_factory.mktemp("paths")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
+    purelib = sysconfig.get_path("purelib", vars={"base": str(root / "venv"), "platbase": str(root / "venv")})
+    (Path(purelib) / "only_in_this_venv.py").write_text("MARK = 1\n")
+    (root / "deep" / "er").mkdir(parents=True)
+    bot = root / "bot"
+    bot.mkdir()
+    (bot / "plain.py").write_text(BOT.format(imports=""))
+    (bot / "needs_venv.py").write_text(BOT.format(imports="import only_in_this_venv"))
+    return root
+
+
+def _play(root: Path, tmp_path: Path, spec: str, mode: str) -> list[dict]:
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", spec, "--player", "builtin:random",
+                   "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "3", "--out", out,
+                   "--quiet", "--sandbox", mode, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert mine and {r["verdict"] for r in mine} <= {"OK", "LATE"}, mine[0].get("message")
+    return mine
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
+def test_a_command_with_dot_dot_runs_in_both_modes(venv, tmp_path, mode, absolute):
+    prefix = f"{venv}/" if absolute else ""
+    _play(venv, tmp_path, f"{prefix}deep/er/../../venv/bin/python -S {prefix}deep/../bot/plain.py", mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_venvs_python_keeps_the_venvs_packages(venv, tmp_path, mode):
+    _play(venv, tmp_path, "venv/bin/python bot/needs_venv.py", mode)
