@@ -14,7 +14,7 @@ import yaml
 
 import pytest
 
-from conftest import BOARDS, PYTHON_SDK, play_match, read_log, referee
+from conftest import BOARDS, PYTHON_SDK, ROOT, play_match, read_log, referee
 from referee.core import seats
 from referee.core.runner import Limits
 from referee.core.sandbox import NONE
@@ -303,8 +303,9 @@ def test_a_tournament_entrant_can_be_persistent(tmp_path):
     config = tmp_path / "t.yaml"
     config.write_text(json.dumps({
         "game": "cantris", "boards": [str(BOARDS / "cantris" / "6x3-1.txt")],
+        # (a built-in is kept alive by itself: the spawned one is a plain command)
         "entrants": [{"name": "kept", "command": "builtin:greedy", "persistent": True},
-                     {"name": "spawned", "command": "builtin:random"}],
+                     {"name": "spawned", "command": f"{sys.executable} {ROOT / 'players' / 'cantris' / 'random.py'}"}],
         "out": str(tmp_path / "out")}))
     proc = referee("tournament", config, "--jobs", "1")
     assert proc.returncode == 0, proc.stderr

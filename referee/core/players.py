@@ -381,8 +381,12 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         # cannot shadow the standard library's random.  -B: it reads the
         # referee's bytecode but never writes it: under the player's file-size
         # limit a .pyc cut short would break every later import of that module.
+        # Persistent where a seat host runs it (Linux): started once per match,
+        # a built-in costs ~2 ms a step instead of a Python start-up and the
+        # rules' imports (~50-90 ms); its decisions depend only on the files
+        # and state.json (seeded chance), so they are the same either way.
         return ProcessAgent(spec, [sys.executable, "-P", "-B", *game_package_option(game), str(script),
-                                   *builtin_options(name, query)], game.name, limits)
+                                   *builtin_options(name, query)], game.name, limits, persistent=True)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:
         return ProcessAgent(spec, custom, game.name, limits, persistent=game.player_persistent(spec))
