@@ -321,3 +321,50 @@ def test_a_dead_fork_server_fails_its_games_instead_of_hanging_them(tmp_path):
             play(GameJob("g1", "t", (0, 1), 0, 1), spec)
     finally:
         play.close()
+
+
+def test_a_game_set_up_ahead_and_interrupted_leaves_nothing(tmp_path):
+    # Ctrl-C reaches every process of the terminal's group, the workers of
+    # games set up ahead too: such a game played no step, so its folder goes
+    # (a game already playing keeps what it logged, as before).
+    import os
+    import signal
+    import sys
+    from conftest import BOARDS, PYTHON_SDK
+    from referee.core import seats
+    from referee.core.match import MatchSpec
+    from referee.tournament.runner import WorkerPlay
+
+    if not seats.available():
+        pytest.skip("persistent players need a seat host")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    program = tmp_path / "sees.py"
+    program.write_text(SEES_AT_START.format(sdk=str(PYTHON_SDK), marks=str(marks)))
+    spec = MatchSpec("cantris", [f"persistent:{sys.executable} {program}"] * 2, seed=1, sandbox="none",
+                     board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / "g1")
+    play = WorkerPlay()
+    try:
+        assert play.ahead(GameJob("g1", "t", (0, 1), 0, 1), spec)
+        for _ in range(600):  # both players started: the game's folder is there
+            if len(list(marks.iterdir())) == 2:
+                break
+            threading.Event().wait(0.1)
+        player = int(next(marks.iterdir()).name)
+
+        def parent(pid: int) -> int:
+            with open(f"/proc/{pid}/stat") as f:
+                return int(f.read().rsplit(")", 1)[1].split()[1])
+
+        worker = parent(parent(player))  # player <- its seat host <- the game's worker
+        assert (tmp_path / "games" / "g1" / "match.yaml").is_file()
+        os.kill(worker, signal.SIGINT)
+        for _ in range(600):
+            if not (tmp_path / "games" / "g1").exists():
+                break
+            threading.Event().wait(0.1)
+    finally:
+        play.close()
+    assert not (tmp_path / "games" / "g1").exists()
+    assert not [p.name for p in (tmp_path / "games").iterdir()]  # its stderr file went too
+    assert not [p for p in marks.iterdir() if "played" in p.read_text()]

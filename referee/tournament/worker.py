@@ -97,15 +97,22 @@ def main(argv: list[str]) -> int:
         _done()  # a worker started ahead that got no game
     spec = spec_from_json(text)
 
+    went: list[bool] = []
+
     def go() -> bool:
         if lines.next() != "go":
             return False
+        went.append(True)
         _exit_when_orphaned()
         return True
 
     try:
         run_match(spec, go=go)
-    except Cancelled:
+    except (Cancelled, KeyboardInterrupt):
+        if went:  # interrupted in play: the folder shows how far it got
+            raise
+        # Called off, or interrupted (Ctrl-C reaches the whole process group)
+        # while set up ahead: no step was played, nothing of it is kept.
         if spec.out is not None:
             remove_tree(spec.out)
     _done()
