@@ -83,6 +83,12 @@ class Seat:
         step = self.page.get_attribute("body", "data-turn")
         return None if step is None else int(step)
 
+    def choices(self, pieces: str) -> int:
+        """How many ``pieces`` the page offers, once it offers something: the
+        pieces, or the buttons of a turn with few decisions (a pass)."""
+        self.page.wait_for_selector(f"{pieces}, button.choice", timeout=TURN_WAIT)
+        return self.page.locator(pieces).count()
+
     def moved(self, step: int) -> None:
         """Wait until the page has moved on from step ``step``."""
         self.page.wait_for_function(
@@ -145,7 +151,7 @@ def test_cantris_by_mouse_with_the_second_removal_on_10x5(seat, tmp_path):
 def test_tessella_by_mouse_piece_then_destination(seat, tmp_path):
     s = seat("tessella", "--board", str(BOARDS / "tessella" / "close-quarters.txt"), "--set", "ply_cap=24")
     while (step := s.next_turn()) is not None:
-        if s.page.locator("[data-kind=movable]").count() == 0:
+        if not s.choices("[data-kind=movable]"):
             s.page.click("button.choice")  # a pass, when no piece can move
         else:
             s.page.click("[data-kind=movable] >> nth=0")
@@ -161,7 +167,7 @@ def test_tessella_by_mouse_piece_then_destination(seat, tmp_path):
 def test_blackhole_by_mouse_ship_then_where_it_stops(seat, tmp_path):
     s = seat("blackhole")
     while (step := s.next_turn()) is not None:
-        if s.page.locator("[data-kind=movable]").count() == 0:
+        if not s.choices("[data-kind=movable]"):
             s.page.click("button.choice")
         else:
             s.page.click("[data-kind=movable] >> nth=0")

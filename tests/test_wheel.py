@@ -20,13 +20,16 @@ import pytest
 import yaml
 
 from conftest import ROOT
+from referee.grading.autograder import checkout_ignore
 
 pytestmark = pytest.mark.wheel
 
 WINDOWS = os.name == "nt"
-SOURCE_IGNORE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "step_logs",
-                                       "__pycache__", ".pytest_cache", ".hypothesis", "tests",
-                                       "_bundled")
+def SOURCE_IGNORE(folder: str, names: list[str]) -> set[str]:
+    """What the autograder's own copy of the checkout leaves out (hidden
+    entries such as the rogues' socket folder, build products, tests, ...),
+    and the C++ bundle folder."""
+    return checkout_ignore(folder, names) | {name for name in names if name == "_bundled"}
 
 
 @dataclass

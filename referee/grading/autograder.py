@@ -19,6 +19,7 @@ a scratch copy of the platform's layout.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import stat
@@ -218,6 +219,27 @@ def _copy_inside(base: Path, path: Path, target: Path, what: str, whole: bool = 
     return top.as_posix()
 
 
+_NOT_SHIPPED = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "step_logs", "__pycache__", "tests")
+
+
+def checkout_ignore(folder: str, names: list[str]) -> set[str]:
+    """What a copy of the checkout to build the wheel from leaves out: hidden
+    entries (.git, .venv, caches), build products, matches, tests, and
+    anything neither a file, a folder nor a link: copytree cannot copy the
+    sockets or fifos a checkout may hold (the test suite's rogues leave them)."""
+    skipped = set(_NOT_SHIPPED(folder, names))
+    for name in names:
+        if name not in skipped:
+            try:
+                mode = os.lstat(os.path.join(folder, name)).st_mode
+            except OSError:  # gone meanwhile
+                skipped.add(name)
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                skipped.add(name)
+    return skipped
+
+
 def build_wheel(dist: Path) -> Path:
     """The referee's wheel, built from its source checkout."""
     root = Path(__file__).resolve().parents[2]
@@ -226,9 +248,7 @@ def build_wheel(dist: Path) -> Path:
                          "with --wheel FILE (e.g. from 'pip download referee --no-deps')")
     # Built from a copy: setuptools leaves build/ and egg-info behind in the tree it builds.
     copy = dist.parent / "referee-source"
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "step_logs", "__pycache__", ".pytest_cache",
-        ".hypothesis", "tests"))
+    shutil.copytree(root, copy, ignore=checkout_ignore)
     isolation = ["--no-build-isolation"] if _has("setuptools") and _has("wheel") else []
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q",
                            "-w", str(dist), str(copy)], capture_output=True, text=True)

@@ -178,7 +178,12 @@
       showLast();
     }
     if (answer.refused > refused) { refused = answer.refused; busy = false; }  /* refused: may send again */
-    var changed = mode === "play" ? setTurn(answer.turn, answer.refusal) : false;
+    /* The turn is shown once the position it is played from is: the referee
+       may ask before the log line of the step before is written (it writes
+       it while the next player thinks), and a turn without its position
+       would say "your move" with nothing to click. */
+    var ready = answer.turn && frames.length - 1 === answer.turn.step - 1 ? answer.turn : null;
+    var changed = mode === "play" ? setTurn(ready, answer.refusal) : false;
     if (grew || changed) { draw(); extraButtons(); }
     if (!turn && !answer.result && mode === "play" && frames.length) {
       var nxt = frames.length;
