@@ -239,18 +239,12 @@ run(play_games)
 """
 
 
-def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at_its_turn(tmp_path):
-    # Each game is played by a fresh worker process with fresh players (as
-    # isolated as before), but set up while the game before it plays: its
-    # worker builds the folders and starts the seat hosts and persistent
-    # players, then waits for its turn.  Until then no board is in the seat
-    # folders and nothing is logged; at its turn, the players started ahead
-    # are the ones that play.  A game set up and not played is called off.
+def _seeing_player(tmp_path: Path) -> tuple[Path, str]:
+    """A persistent player that notes, as it starts, what its seat shows
+    (SEES_AT_START), in a folder of marks; (that folder, its --player)."""
     import sys
-    from conftest import BOARDS, PYTHON_SDK
+    from conftest import PYTHON_SDK
     from referee.core import seats
-    from referee.core.match import MatchSpec
-    from referee.tournament.runner import WorkerPlay
 
     if not seats.available():
         pytest.skip("persistent players need a seat host")
@@ -258,7 +252,21 @@ def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at
     marks.mkdir()
     program = tmp_path / "sees.py"
     program.write_text(SEES_AT_START.format(sdk=str(PYTHON_SDK), marks=str(marks)))
-    player = f"persistent:{sys.executable} {program}"
+    return marks, f"persistent:{sys.executable} {program}"
+
+
+def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at_its_turn(tmp_path):
+    # Each game is played by a fresh worker process with fresh players (as
+    # isolated as before), but set up while the game before it plays: its
+    # worker builds the folders and starts the seat hosts and persistent
+    # players, then waits for its turn.  Until then no board is in the seat
+    # folders and nothing is logged; at its turn, the players started ahead
+    # are the ones that play.  A game set up and not played is called off.
+    from conftest import BOARDS
+    from referee.core.match import MatchSpec
+    from referee.tournament.runner import WorkerPlay
+
+    marks, player = _seeing_player(tmp_path)
     play = WorkerPlay()
 
     def game(n: int) -> tuple[GameJob, MatchSpec]:
@@ -329,19 +337,12 @@ def test_a_game_set_up_ahead_and_interrupted_leaves_nothing(tmp_path):
     # (a game already playing keeps what it logged, as before).
     import os
     import signal
-    import sys
-    from conftest import BOARDS, PYTHON_SDK
-    from referee.core import seats
+    from conftest import BOARDS
     from referee.core.match import MatchSpec
     from referee.tournament.runner import WorkerPlay
 
-    if not seats.available():
-        pytest.skip("persistent players need a seat host")
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    program = tmp_path / "sees.py"
-    program.write_text(SEES_AT_START.format(sdk=str(PYTHON_SDK), marks=str(marks)))
-    spec = MatchSpec("cantris", [f"persistent:{sys.executable} {program}"] * 2, seed=1, sandbox="none",
+    marks, player = _seeing_player(tmp_path)
+    spec = MatchSpec("cantris", [player] * 2, seed=1, sandbox="none",
                      board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / "g1")
     play = WorkerPlay()
     try:
