@@ -79,9 +79,12 @@ class Seat:
 
     def next_turn(self) -> int | None:
         """Wait for the human's turn (its step) or the end (None)."""
-        self.page.wait_for_selector("body[data-turn], body[data-finished]", timeout=TURN_WAIT)
-        step = self.page.get_attribute("body", "data-turn")
-        return None if step is None else int(step)
+        # One look in the page, not a wait then a second read: between two
+        # reads the page may have moved on (a turn shown, then sent).
+        seen = self.page.wait_for_function(
+            "document.body.getAttribute('data-turn') || (document.body.hasAttribute('data-finished') && 'end')",
+            timeout=TURN_WAIT).json_value()
+        return None if seen == "end" else int(seen)
 
     def choices(self, pieces: str) -> int:
         """How many ``pieces`` the page offers, once it offers something: the
