@@ -10,13 +10,14 @@ STAMP  := $(VENV)/.installed
 # `make test TEST_JOBS=0` runs them all in one process.
 TEST_JOBS ?= 4
 PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS)
+.PHONY: run test check bench clean bytecode
+
 # The checkout's bytecode, brought up to date before anything runs: with
 # PYTHONDONTWRITEBYTECODE set (many CI and Docker images set it) nothing else
 # writes it, and then every referee, seat host and built-in player started
 # compiles the whole package from source again (a third of a match's CPU).
-COMPILE := $(BIN)/python -m compileall -q -j 0 referee players
-
-.PHONY: run test check bench clean
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q -j 0 referee players >/dev/null
 
 $(STAMP): setup.cfg pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ needed"' 
@@ -30,8 +31,7 @@ $(STAMP): setup.cfg pyproject.toml
 	@$(BIN)/python -c 'import glob, os, sysconfig; [open(p, "w").write(os.getcwd() + "\n") for p in glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "__editable__.referee-*.pth"))]'
 	@touch $(STAMP)
 
-run: $(STAMP)
-	@$(COMPILE) >/dev/null
+run: bytecode
 	$(BIN)/referee play cantris --player builtin:greedy --player builtin:random --seed 1 --out step_logs/demo --replace
 	@echo ""
 	@echo "Next, try:"
@@ -40,18 +40,15 @@ run: $(STAMP)
 	@echo "  referee new-player cantris mybot        # a player of your own to start from"
 	@echo "  referee play cantris --player \"python3 mybot/player.py\" --player builtin:greedy"
 
-test: $(STAMP)
-	@$(COMPILE) >/dev/null
+test: bytecode
 	$(PYTEST)
 
 # Unit tests and the quick end-to-end cases, in under a minute: everything not
 # marked `slow`.
-check: $(STAMP)
-	@$(COMPILE) >/dev/null
+check: bytecode
 	$(PYTEST) -m "not slow"
 
-bench: $(STAMP)
-	@$(COMPILE) >/dev/null
+bench: bytecode
 	$(BIN)/python tests/bench/run.py
 
 clean:
