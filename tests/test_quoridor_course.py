@@ -305,7 +305,7 @@ def test_rerun_reproduces_a_kept_alive_modules_steps(tmp_path):
     mine = [r for r in records if r["player"] == 1]
     wall_step = next(r for r in mine if r["applied"].startswith("W"))
     for record in (wall_step, mine[-1]):  # the random wall, and a step after it (the flag)
-        proc = referee("rerun", out, "--step", record["step"])
+        proc = referee("rerun", out, "--step", record["step"], "--scratch", tmp_path / f"rerun-{record['step']}")
         assert proc.returncode == 0, proc.stderr
         assert f"decision.txt: {record['decision'].strip()!r}" in proc.stdout
         assert "verdict: OK" in proc.stdout
@@ -344,7 +344,7 @@ def test_a_module_past_its_limit_is_judged_alike_by_the_match_and_rerun(tmp_path
     play(out, f"module:{module}", "builtin:random", extra=["--seed", "1", "--time-limit", "0.5"])
     first = verified(out)[0]
     assert first["verdict"] == "TIMEOUT"
-    proc = referee("rerun", out, "--step", "1")
+    proc = referee("rerun", out, "--step", "1", "--scratch", tmp_path / "rerun")
     assert "verdict: TIMEOUT" in proc.stdout, proc.stdout
 
 
