@@ -143,13 +143,18 @@ def verify(out: Path):
     return verify_folder(out)
 
 
+def assert_verifies(out: Path) -> None:
+    """``referee replay OUT --verify`` would say the folder verifies (see verify)."""
+    report = verify(out)
+    assert report.ok, report.message
+
+
 def assert_clean_and_verified(out: Path, result: dict) -> list[dict]:
     """Every step of the match in ``out`` was OK and its replay verifies; returns the log."""
     records = read_log(out)
     assert result["steps"] == len(records) > 0
     assert {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
-    report = verify(out)
-    assert report.ok, report.message
+    assert_verifies(out)
     return records
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, referee
+from conftest import ROOT, assert_verifies, referee
 
 from referee.core.runner import Limits, RunResult
 from referee.core.verdicts import Verdict, process_fault
@@ -45,8 +45,7 @@ def log(out: Path) -> list[dict]:
 
 
 def verified(out: Path) -> list[dict]:
-    proc = referee("replay", out, "--verify")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert_verifies(out)
     return log(out)
 
 
