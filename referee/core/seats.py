@@ -79,6 +79,7 @@ class SeatHost:
         self.player: tuple[int, int] | None = None  # (pidfd, pid) of the step's player, when told
         self.sent_env: dict[str, str] | None = None  # the environment this host was last told
         self.started_s: float | None = None  # a prestarted player's start-up, to report at its first step
+        self.reading: tuple[cgroups.SeatGroup, cgroups.Reading] | None = None  # (group, its counters after the last step)
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:
@@ -173,7 +174,13 @@ class SeatHost:
             request.update(persistent=True, step=persistent_step)
         started_s, self.started_s = self.started_s, None
         group = self.group
-        before = group.read() if group is not None else None
+        # The group's counters as the seat's last step ended, if this same
+        # group: nothing of the seat runs between its steps (a spawned
+        # player's processes are swept, a kept-alive one is frozen), so a
+        # second reading would find the same counters (and cost one on the
+        # step's critical path).  Whatever did run is charged to this step.
+        before = self.reading[1] if self.reading is not None and self.reading[0] is group else \
+            group.read() if group is not None else None
         started = time.monotonic()
         try:
             reply = self._ask(message(request), started + limits.hard_time + GRACE_S,
@@ -183,6 +190,7 @@ class SeatHost:
             raise
         wall = time.monotonic() - started
         after = group.read() if group is not None else None
+        self.reading = (group, after) if after is not None else None
         if reply is None or "host_error" in reply:
             self._abandon()
             note = "the seat host stopped answering" if reply is None else f"seat host error: {reply['host_error']}"
