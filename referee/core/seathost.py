@@ -915,8 +915,9 @@ IDLE_POLL_MS = 2  # idle: no CPU used over this long, and every thread asleep
 def prestart(req: dict, pid1: bool, control: int) -> dict:
     """Start the persistent player before the match's first step and wait
     until it is idle (its start-up done, waiting for ``step``), at most
-    ``req["hard"]`` seconds.  Its CPU from now on counts against its first
-    step; a death is that step's result (run_persistent).  Reply:
+    ``req["hard"]`` seconds.  Neither its wall time nor its CPU until then
+    is charged (its CPU limit holds meanwhile); a death is its first step's
+    result (run_persistent).  Reply:
     ``{"start_error", "ready", "wall"}``."""
     player = PERSISTENT
     start = time.monotonic()
@@ -961,6 +962,12 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
         sweep(pid1, None)
     if player.alive():
         player.freeze()  # until its first step, as between steps
+        # Its start-up is not charged, CPU as wall: its first step is judged
+        # as any later one (a start-up that uses more CPU than wall time, as a
+        # JVM's threads do, would otherwise reach the CPU limit at a first
+        # step that did nothing, and a spawned ``rerun`` of that step would
+        # judge it otherwise).  What runs past the cap is its first step's.
+        player.cpu_mark = player.cpu()
         sweep_except(pid1, player.pid)
     return {"start_error": None, "ready": ready, "wall": time.monotonic() - start}
 
