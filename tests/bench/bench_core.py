@@ -15,7 +15,14 @@ work in a step is that time less the player's run as the log records it
 The machine is shared and noisy, so the baseline and the modes are measured
 in interleaved rounds (a few bare spawns, then a match in each mode, again
 and again), and every figure is a median over steps: a burst of load then
-touches them all alike and moves no median much."""
+touch them all alike and moves no median much.
+
+The last rows give the same comparison in CPU time, which load moves far
+less: the player's own CPU (its bare run's: the same program on the same
+board) plus what is spent on the step's path besides: the spawning thread's
+for a bare spawn; the referee's main thread's and the seat host's own (from
+/proc/<pid>/schedstat) in a match.  The referee's worker thread (snapshots,
+spare files) runs while the player does and is left out."""
 from __future__ import annotations
 
 import json
