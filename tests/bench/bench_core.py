@@ -15,7 +15,7 @@ work in a step is that time less the player's run as the log records it
 The machine is shared and noisy, so the baseline and the modes are measured
 in interleaved rounds (a few bare spawns, then a match in each mode, again
 and again), and every figure is a median over steps: a burst of load then
-touch them all alike and moves no median much.
+touches them all alike and moves no median much.
 
 The last rows give the same comparison in CPU time, which load moves far
 less: the player's own CPU (its bare run's: the same program on the same
