@@ -368,6 +368,32 @@ def watch(folder: Path, no_browser: bool) -> None:
 
 
 @main.command()
+def games() -> None:
+    """The installed games (the five shipped and any plugin), with their
+    player counts, variants and the package each comes from; a game that
+    cannot be used is listed with why (exit status 1)."""
+    from referee.core import registry
+
+    broken = 0
+    for name, group in registry.entries().items():
+        if len(group) > 1:
+            broken += 1
+            click.echo(f"{name}: unusable: {registry.clash(group)}")
+            continue
+        try:
+            game = registry.get_game(name)
+        except InputError as exc:
+            broken += 1
+            click.echo(f"{name}: unusable: {exc}")
+            continue
+        counts = ", ".join(str(n) for n in game.player_counts)
+        variants = ", ".join(game.variants)
+        click.echo(f"{name}: {counts} players; variants {variants}; {group[0].origin()}")
+    if broken:
+        sys.exit(1)
+
+
+@main.command()
 @click.argument("page", required=False)
 def docs(page: str | None) -> None:
     """Where this install's documentation is, or print one PAGE of it
