@@ -66,11 +66,11 @@ class LocalServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/?token={self.token}"
 
-    def announce(self, what: str, open_browser: bool, out=None) -> None:
+    def announce(self, what: str, open_browser: bool, out=None, after: str = "") -> None:
         """Print the URL (always: a browser that did not open can be pointed
         at it by hand), and open it unless ``open_browser`` is False."""
         out = out or sys.stdout
-        print(f"{what}: {self.url}", file=out, flush=True)
+        print(f"{what}: {self.url}{after}", file=out, flush=True)
         if open_browser:
             try:
                 webbrowser.open(self.url, new=2)
