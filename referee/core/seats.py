@@ -106,7 +106,8 @@ class SeatHost:
         self.player: tuple[int, int] | None = None  # (pidfd, pid) of the step's player, when told
         self.sent_env: dict[str, str] | None = None  # the environment this host was last told
         self.started_s: float | None = None  # a prestarted player's start-up, to report at its first step
-        self.reading: tuple[cgroups.SeatGroup, cgroups.Reading] | None = None  # (group, its counters after the last step)
+        # (the group, its counters as the last step ended): the next step's 'before'
+        self.reading: tuple[cgroups.SeatGroup, cgroups.Reading] | None = None
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:

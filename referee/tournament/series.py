@@ -196,7 +196,7 @@ class Series(Tournament):
         config = self.config
         rotations, state = self.planner.counted(records)
         counted = [r for rotation in rotations for r in rotation]
-        rows = compute_standings(counted, config.names, self.seeded)
+        rows = compute_standings(counted, config.names, self.seeded, rated=config.table_size > 2)
         plan = self.planner.plan(records)
         summary = SeriesSummary(plan, rows, None, len(counted), failure, interrupted, sprt=state,
                                 uncounted=len(records) - len(counted))
