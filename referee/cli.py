@@ -78,7 +78,7 @@ PLAY_KEYS = {
     "quiet": "true: print only the result (--quiet)",
     "color": "true/false: colour the boards (--color/--no-color)",
     "show_output": "true: print each step's stdout/stderr (--show-output)",
-    "no_browser": "true: a human:web seat prints its page's URL instead of opening a browser (--no-browser)",
+    "no_browser": "true: a browser seat prints its page's URL instead of opening a browser (--no-browser)",
     "sandbox": "auto, bwrap or none: run players in a bubblewrap sandbox (--sandbox)",
     "pass_env": "list of the referee's environment variables players get too (--pass-env)",
     "games": "play a paired series of N games (--games)",
@@ -149,7 +149,9 @@ def _key_line(text: str, key: str) -> int | None:
 @main.command()
 @click.argument("game", required=False)
 @click.option("--player", "players", multiple=True, metavar="CMD",
-              help="A player, in seat order: builtin:NAME, human, or a command line.")
+              help="A player, in seat order: builtin:NAME, a command line, or a person: human "
+                   "(in the browser where one can open, else in this terminal; it says which), "
+                   "human:terminal or human:web.")
 @click.option("--board", type=click.Path(path_type=Path), help="Board / start-position file.")
 @click.option("--variant", help="Game variant.")
 @click.option("--seed", metavar="N", help="Match seed (default: random, recorded in match.yaml).")
@@ -177,7 +179,8 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--jobs", type=click.IntRange(min=1), help="Series games played at once (default: cores).")
 @click.option("--resume", is_flag=True, help="Finish an interrupted series in --out (same options).")
 @click.option("--no-browser", is_flag=True,
-              help="human:web: print the page's URL instead of opening a browser.")
+              help="A browser seat (human:web, or human where it picks the browser): print the "
+                   "page's URL instead of opening a browser.")
 def play(game: str | None, players: tuple[str, ...], board: Path | None, variant: str | None,
          seed: str | None, out: Path | None, quiet: bool | None, time_limit: str | None,
          policy: str | None, assignments: tuple[str, ...], config: Path | None, replace: bool | None,
@@ -362,6 +365,32 @@ def watch(folder: Path, no_browser: bool) -> None:
     from referee.web.watch import Watch
 
     Watch(folder).serve(open_browser=not no_browser)
+
+
+@main.command()
+def games() -> None:
+    """The installed games (the five shipped and any plugin), with their
+    player counts, variants and the package each comes from; a game that
+    cannot be used is listed with why (exit status 1)."""
+    from referee.core import registry
+
+    broken = 0
+    for name, group in registry.entries().items():
+        if len(group) > 1:
+            broken += 1
+            click.echo(f"{name}: unusable: {registry.clash(group)}")
+            continue
+        try:
+            game = registry.get_game(name)
+        except InputError as exc:
+            broken += 1
+            click.echo(f"{name}: unusable: {exc}")
+            continue
+        counts = ", ".join(str(n) for n in game.player_counts)
+        variants = ", ".join(game.variants)
+        click.echo(f"{name}: {counts} players; variants {variants}; {group[0].origin()}")
+    if broken:
+        sys.exit(1)
 
 
 @main.command()

@@ -92,6 +92,8 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
         line += (f"\n    {left} process{'es' if left > 1 else ''} it left running "
                  f"{'were' if left > 1 else 'was'} killed at the end of the step (nothing "
                  "a player starts outlives its step)")
+    for note in record.get("notes") or ():
+        line += f"\n    note: {visible(str(note), lines=False)}"
     events = [format_event(e) for e in record.get("events") or []]
     if events:
         line += "\n    " + "; ".join(events)

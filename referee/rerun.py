@@ -25,6 +25,7 @@ from referee.core import files, views
 from referee.core.clock import SeatClock
 from referee.core.errors import InputError
 from referee.core.game import Game, GameState
+from referee.core.humans import is_human
 from referee.core.match import Match, clock_view
 from referee.core.players import Agent, ProcessAgent, Reply, make_agent
 from referee.core.rng import recorded_chance
@@ -150,9 +151,15 @@ def seat_agent(game_replay: replay_mod.GameReplay, player: int, command: str | N
     persistent player is started for this one step: the SDK serves both)."""
     game = game_replay.game
     if command is not None:
+        if is_human(command):
+            raise InputError(f"--player {command.strip()}: a person cannot be rerun; "
+                             "give a program to run in its place with --player CMD")
         agent: Agent = make_agent(command, game, limits, Path.cwd())
     else:
         argv = game_replay.match["players"][player - 1].get("command")
+        if is_human(argv):
+            raise InputError(f"player {player} was a person ({argv}), who cannot be rerun; "
+                             "give a program to run in its place with --player CMD")
         if not (isinstance(argv, list) and argv):
             raise InputError(f"seat {player} was played by {argv!r}, not a program: "
                              "give the command to run with --player CMD")

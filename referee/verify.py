@@ -23,6 +23,7 @@ from typing import Any
 
 from referee.core.clock import SeatClock
 from referee.core.errors import InputError
+from referee.core.humans import HUMAN_SPECS
 from referee.core.runner import Limits
 from referee.core.game import GameState
 from referee.core.log import REQUIRED_LOG_KEYS, line_hash, state_hash
@@ -30,7 +31,7 @@ from referee.core.match import forfeit_outcome
 from referee.core.rng import derived_rng, recorded_chance
 from referee.core.verdicts import Verdict
 
-HUMAN_COMMANDS = ("human", "human:web")  # the seats that may resign (match.yaml's command)
+HUMAN_COMMANDS = HUMAN_SPECS  # the seats that may resign (match.yaml's command)
 from referee.replay import GameReplay, load
 
 

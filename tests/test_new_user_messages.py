@@ -78,3 +78,15 @@ def test_docs_prints_where_the_docs_are_and_a_page(tmp_path):
     assert page.returncode == 0 and page.stdout.startswith("# Cantris")
     missing = referee("docs", "nope")
     assert missing.returncode == 2 and "no documentation page 'nope'" in missing.stderr
+
+
+def test_what_the_runner_noted_is_on_the_step_line():
+    # e.g. forks a control group refused: the program saw fork() fail and
+    # crashed, and the step line says why (the log keeps the note too).
+    from referee.console import format_step
+
+    record = {"step": 3, "player": 1, "decision": None, "verdict": "CRASH", "wall_ms": 5.0,
+              "notes": ["12 process(es) refused: the seat's limit is 64", "odd\x1b[2Jbytes"]}
+    text = format_step(record, ["p1", "p2"])
+    assert "\n    note: 12 process(es) refused: the seat's limit is 64" in text
+    assert "\x1b" not in text

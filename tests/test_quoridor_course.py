@@ -334,13 +334,18 @@ def test_a_package_that_cannot_be_imported_crashes_its_first_step_naming_the_lin
     assert "__init__.py, line 2: ImportError: cannot import name 'nothing'" in first["message"]
 
 
-def test_a_module_past_its_limit_is_judged_alike_by_the_match_and_rerun(tmp_path):
+@pytest.mark.parametrize("time_limit", ["0.5", "1"])
+def test_a_module_past_its_limit_is_judged_alike_by_the_match_and_rerun(tmp_path, time_limit):
+    # The CPU limit is the hard limit (1.5 s, 2 s).  With 2 s, a kept-alive
+    # module charged its start-up's CPU at step 1 reached its CPU limit before
+    # the wall limit (CPU_LIMIT), where rerun, which starts it inside the
+    # step, reached the wall limit first (TIMEOUT).
     module = tmp_path / "spin.py"
     module.write_text("def init(logger, playerId, numWalls, playerHomes):\n    return None\n"
                       "def last_move(playerData, move):\n    return playerData\n"
                       "def move(playerData):\n    while True:\n        pass\n")
     out = tmp_path / "m"
-    play(out, f"module:{module}", "builtin:random", extra=["--seed", "1", "--time-limit", "0.5"])
+    play(out, f"module:{module}", "builtin:random", extra=["--seed", "1", "--time-limit", time_limit])
     first = verified(out)[0]
     assert first["verdict"] == "TIMEOUT"
     proc = referee("rerun", out, "--step", "1", "--scratch", tmp_path / "rerun")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from referee.tournament.ratings import (SprtSpec, elo_from_score, elo_interval, fit_strengths,
+from referee.tournament.ratings import (SprtSpec, describe_elo, elo_from_score, elo_interval, fit_strengths,
                                         parse_sprt, pentanomial, plackett_luce, score_from_elo,
                                         sprt_decision, sprt_llr)
 
@@ -191,3 +193,22 @@ def test_anchored_ratings_keep_the_anchors_and_place_the_rest_between_them():
     assert anchored_ratings(2, draws, {1: 1234.0})[0].rating == pytest.approx(1234.0, abs=0.01)
     shifted = anchored_ratings(3, games, {1: 1100.0, 2: 1500.0})[0]
     assert shifted.rating == pytest.approx(player.rating + 100, abs=0.01)
+
+
+def test_an_even_series_is_elo_plus_zero_exactly():
+    """Sums of counts of quarter points are exact: an even series scores 0.5,
+    not 0.49999999999999994 shown as -0.0 (as numpy's summation order gave)."""
+    for counts in ([1, 3, 2, 1, 2], [0, 1, 267, 1, 0], [3, 1, 3, 1, 3], [7, 2, 7]):
+        est = elo_interval(counts)
+        assert (est.score, est.elo) == (0.5, 0.0)
+        assert describe_elo(est, False, False, "A").startswith("+0.0")
+
+
+def test_a_series_does_not_import_numpy():
+    """A pair's figures are plain Python: numpy's import (~0.25 s of CPU) is
+    paid only where a whole field is fitted."""
+    code = "import sys, referee.tournament.series, referee.tournament.ratings as r; " \
+           "r.elo_interval([1, 2, 3, 2, 1]); r.sprt_llr([1, 2, 3, 2, 1], r.SprtSpec(0, 5)); " \
+           "print('numpy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -164,6 +164,14 @@ def test_the_command_line_names_the_broken_package_and_plays_on(tmp_path):
         ok = run("validate", game, str(ROOT / "boards" / "blackhole" / "standard.txt"))
         assert ok.returncode == 0, ok.stderr
         assert ok.stdout.strip().endswith(": ok")
+    # `referee games` lists every game, the broken one with why, and fails
+    listed = run("games")
+    assert listed.returncode == 1 and "Traceback" not in listed.stderr, listed.stderr
+    lines = {line.split(":", 1)[0]: line for line in listed.stdout.splitlines()}
+    assert set(lines) == {"blackhole", "bh2", "broken", "cantris", "quoridor", "tessella", "tsuro"}
+    assert "unusable" in lines["broken"] and "needs libfoo" in lines["broken"]
+    assert lines["bh2"].startswith("bh2: 2 players") and "bh-plugin" in lines["bh2"]
+    assert "2, 3, 4, 5, 6, 7, 8 players" in lines["tsuro"]
 
 
 def test_two_scenes_for_one_game_or_a_broken_scene_say_which_package(plugins, tmp_path):

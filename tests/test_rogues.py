@@ -304,7 +304,7 @@ ROGUES: dict[str, Rogue] = {
         "    n += 1\n"
         "decide('unbounded' if n >= 64 else None)", options=("--set", "processes=64", "--set", "hard_time=30"),
         # a control group refuses the 65th fork; measured without one, all are killed
-        verdict="OK" if cgroups.available() else "CRASH"),
+        verdict="OK" if cgroups.available() else "CRASH", check="forks_noted"),
     "orphan_workers_ignore_sigxcpu": Rogue(  # their CPU is the seat's, though nobody waits for them
         "done_r, done_w = os.pipe()\n"
         "for _ in range(2):\n"
@@ -476,6 +476,8 @@ def check_rogue(rogue: Rogue, mode: str, proc, out: Path, survivors: list[int]) 
     assert checked.ok, checked.message
     if rogue.check == "no_passwd":
         assert "root:" not in (out / "log.jsonl").read_text()
+    if rogue.check == "forks_noted" and cgroups.available():  # the log says why its forks failed
+        assert any("refused: the seat's limit is 64" in n for n in records[0].get("notes", ())), records[0]
     if rogue.check == "stdout_capped":
         assert (out / "players" / "p1" / "stdout.txt").stat().st_size < 80 * 1024
 

@@ -383,3 +383,24 @@ def test_a_match_leaves_no_spare_file_behind(tmp_path):
                board=BOARDS / "cantris" / "10x5-1.txt")
     assert not [n for n in os.listdir(out / "players") if n.startswith(".spare")]
     assert len(os.listdir(out / "players" / "p1" / "step_logs")) == len(read_log(out)) + 1
+
+
+def test_a_stale_compiled_seat_host_is_compiled_again(tmp_path, monkeypatch):
+    """Seat hosts run with -B and never write their own bytecode: a stale
+    __pycache__ entry (seathost.py changed since it was written) would make
+    every host start compile itself anew, as a missing one would."""
+    import importlib.util
+    import py_compile
+
+    script = tmp_path / "seathost.py"
+    script.write_text("X = 1\n")
+    cached = importlib.util.cache_from_source(str(script))
+    py_compile.compile(str(script), cfile=cached, doraise=True)
+    assert seats._fresh(cached, script)
+    script.write_text("X = 22\n")  # another size: stale whatever the clock's granularity
+    assert not seats._fresh(cached, script)
+    monkeypatch.setattr(seats, "HOST_SCRIPT", script)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    seats._compile_host.__wrapped__()
+    assert seats._fresh(cached, script)
+    assert marshal.loads(Path(cached).read_bytes()[16:]).co_consts[0] == 22

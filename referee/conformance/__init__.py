@@ -449,7 +449,7 @@ def check_match(game: Game, runs: list[Playout]) -> list[str]:
     where = f"(the match loop replaying {run.where()})"
     with tempfile.TemporaryDirectory(prefix="referee-kit-") as tmp:
         out = Path(tmp) / "match"
-        spec = MatchSpec(game=game.name, players=["human"] * fewest, seed=run.seed, out=out,
+        spec = MatchSpec(game=game.name, players=["human:terminal"] * fewest, seed=run.seed, out=out,
                          sandbox="none", base_dir=Path(tmp))
         prepared = prepare(spec)
         prepared.agents = [Replaying() for _ in range(fewest)]

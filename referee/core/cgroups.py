@@ -183,6 +183,7 @@ class SeatGroup:
         self.where = where
         self.folders = folders
         self._joins: list[int] = []
+        self._counters: tuple[str, str, str] | None = None  # the files read reads (made at its first)
 
     @classmethod
     def create(cls, memory_mb: float | None, processes: int | None,
@@ -242,18 +243,27 @@ class SeatGroup:
             os.write(fd, b"0")
 
     def read(self) -> Reading:
+        """The group's counters now.  A step reads them twice, on its
+        critical path: three plain reads of paths made once (Path.read_text
+        and its text layer made a reading ~0.3 ms, a fifth of the referee's
+        own CPU per step)."""
+        if self._counters is None:
+            self._counters = tuple(str(path) for path in (
+                self._file("cpuacct", "cpuacct.usage", "") if self.where.version == 1 else
+                self._file("unified", "", "cpu.stat"),
+                self._file("memory", "memory.oom_control", "memory.events"),
+                self._file("pids", "pids.events", "pids.events")))
+        cpu, memory, pids = self._counters
         reading = Reading()
         with contextlib.suppress(OSError, ValueError):
             if self.where.version == 1:
-                reading.cpu_s = int(self._file("cpuacct", "cpuacct.usage", "").read_text()) / 1e9
+                reading.cpu_s = int(_small_file(cpu)) / 1e9
             else:
-                stats = _pairs(self._file("unified", "", "cpu.stat").read_text())
-                reading.cpu_s = stats.get("usage_usec", 0) / 1e6
+                reading.cpu_s = _pairs(_small_file(cpu)).get("usage_usec", 0) / 1e6
         with contextlib.suppress(OSError, ValueError):
-            events = self._file("memory", "memory.oom_control", "memory.events").read_text()
-            reading.oom_kills = _pairs(events).get("oom_kill", 0)
+            reading.oom_kills = _pairs(_small_file(memory)).get("oom_kill", 0)
         with contextlib.suppress(OSError, ValueError):
-            reading.forks_refused = _pairs(self._file("pids", "pids.events", "pids.events").read_text()).get("max", 0)
+            reading.forks_refused = _pairs(_small_file(pids)).get("max", 0)
         return reading
 
     def pids(self) -> list[int]:
@@ -332,6 +342,15 @@ def _alive(pid: int) -> bool:
     except OSError:
         return True  # someone else's: alive
     return True
+
+
+def _small_file(path: str) -> str:
+    """A control file's text (a few lines: one read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 1 << 12).decode("ascii", "replace")
+    finally:
+        os.close(fd)
 
 
 def _pairs(text: str) -> dict[str, int]:

@@ -421,6 +421,12 @@ class Match:
                       peak_kb=run.peak_kb, exit=run.exit_code if run.signal is None else -run.signal)
         if run.orphans_killed:
             record["orphans_killed"] = run.orphans_killed
+        # What the runner saw that the verdict does not say (forks a control
+        # group refused, a limit the portable runner sampled, a host that
+        # stopped answering): a student reading a CRASH needs it.
+        notes = [note for note in run.notes if note != "started"]
+        if notes:
+            record["notes"] = notes
         if run.started_s is not None:  # started before the match: not in wall_ms
             record["start_ms"] = round(run.started_s * 1000, 1)
         for key, tail in (("stdout", run.stdout_tail), ("stderr", run.stderr_tail)):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Protocol, Sequence, TextIO
 
-from . import files
+from . import files, humans
 from .errors import InputError
 from .game import DecisionError, Game, GameState
 from . import seats
@@ -231,13 +231,21 @@ class HumanAgent:
     RESIGN_WORDS = ("quit", "resign", "exit")
 
     def __init__(self, game: Game, read: Callable[[str], str] = input, out: TextIO | None = None,
-                 color: bool = False) -> None:
+                 color: bool = False, choice: humans.Choice | None = None) -> None:
         self.game = game
         self.read = read
         self.out = out or sys.stdout
         self.color = color
+        self.choice = choice
         if read is input:
             line_editing()
+
+    def match_started(self, out: Path, player: int) -> None:
+        """Say why ``human`` plays here rather than in the browser (where
+        the input is a terminal: piped moves keep today's output)."""
+        note = self.choice.note(player) if self.choice else None
+        if note:
+            print(note, file=self.out, flush=True)
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
         started = time.monotonic()
@@ -354,8 +362,9 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
     """Turn a ``--player`` value into an agent.
 
     ``builtin:NAME`` runs the game's ``players/NAME.py`` with this Python;
-    ``human`` asks at the terminal, ``human:web`` in a browser page (opened
-    unless ``browser`` is False); a game may define its own kinds (e.g.
+    ``human:terminal`` asks at the terminal, ``human:web`` in a browser page
+    (opened unless ``browser`` is False), ``human`` in whichever of the two
+    :func:`humans.choose_here` picks; a game may define its own kinds (e.g.
     ``module:...``); anything else is a command line."""
     spec = spec.strip()
     if not spec:
@@ -365,12 +374,13 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         if not isinstance(inner, ProcessAgent):
             raise InputError(f"{spec!r}: only a program can be persistent")
         return ProcessAgent(spec, inner.argv, game.name, limits, persistent=True)
-    if spec == "human":
-        return HumanAgent(game, color=color)
-    if spec == "human:web":
-        from referee.web.seat import WebHumanAgent  # Starlette and uvicorn: the web extra
+    if humans.is_human(spec):
+        choice = humans.choose_here(spec)
+        if choice.web:
+            from referee.web.seat import WebHumanAgent  # Starlette and uvicorn: the web extra
 
-        return WebHumanAgent(game, open_browser=browser)
+            return WebHumanAgent(game, open_browser=browser, choice=choice)
+        return HumanAgent(game, color=color, choice=choice)
     if spec.startswith("builtin:"):
         name, _, query = spec.split(":", 1)[1].partition("?")
         script = game.files("players") / f"{name}.py"

@@ -565,10 +565,19 @@ class Persistent:
     sent ``step <k>`` on its stdin for each step, done when it prints a line
     ``done``.  Other lines on its stdout are its output, kept like a spawned
     player's.  CPU used between steps counts against the next one; a player
-    that dies, hangs or is killed is started again at its next step."""
+    that dies, hangs or is killed is started again at its next step.
+
+    The player is not always one process: a wrapper (``./run.sh`` that runs
+    ``python3 bot.py``, ``npx``, ``uv run``) waits while its child reads the
+    requests.  So the player is the started process and those of its
+    descendants that read the request pipe as their stdin when it first
+    waits for a request (``members``, fixed then): they are kept and frozen
+    together; everything else it starts dies with its step."""
 
     def __init__(self) -> None:
         self.pid: int | None = None
+        self.members: tuple[int, ...] = ()  # the player's processes, once fixed (see class doc)
+        self.pipe: tuple[int, int] | None = None  # (st_dev, st_ino) of its request pipe
         self.to_player = self.from_player = -1
         self.cpu_mark = 0.0
         self.pending = b""
@@ -598,6 +607,7 @@ class Persistent:
                     pass
         self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
         self.death, self.fresh, self.settled, self.over = None, False, True, None
+        self.members, self.pipe = (), None
 
     def start(self, req: dict, out: int, err: int) -> str | None:
         down_r, down_w = os.pipe2(os.O_CLOEXEC)
@@ -612,7 +622,31 @@ class Persistent:
         os.set_blocking(up_r, False)
         self.pid, self.to_player, self.from_player = pid, down_w, up_r
         self.cpu_mark, self.pending, self.fresh = 0.0, b"", True
+        stat = os.fstat(down_w)
+        self.members, self.pipe = (), (stat.st_dev, stat.st_ino)
         return None
+
+    def tree(self) -> list[int]:
+        """The player's processes: its members once fixed, else the started
+        process and all its descendants (a wrapper's child still starting)."""
+        if self.members:
+            return list(self.members)
+        return [self.pid, *_descendants(self.pid)] if self.pid is not None else []
+
+    def fix_members(self) -> None:
+        """Fix which processes are the player (see the class doc), the first
+        time it waits for a request."""
+        if self.members or self.pid is None:
+            return
+        kept = [self.pid]
+        for pid in _descendants(self.pid):
+            try:
+                stat = os.stat(f"/proc/{pid}/fd/0")
+            except OSError:
+                continue
+            if (stat.st_dev, stat.st_ino) == self.pipe and not _zombie(pid):
+                kept.append(pid)
+        self.members = tuple(kept)
 
     def budget(self, req: dict) -> float:
         """Let it use the step's CPU budget (returned; 0: none) on top of
@@ -622,67 +656,49 @@ class Persistent:
         run_persistent instead."""
         budget = float((req.get("rlimits") or {}).get("cpu", 0) or 0)
         if budget:
-            soft = max(1, int(self.cpu_mark + budget + 0.999))
-            try:
-                _, hard = resource.prlimit(self.pid, resource.RLIMIT_CPU)
-                if hard != resource.RLIM_INFINITY:
-                    soft = min(soft, hard)
-                resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, hard))
-            except (OSError, ValueError):
-                pass
+            for pid in self.tree():  # each process's RLIMIT_CPU counts its own life
+                soft = max(1, int(_own_cpu(pid) + budget + 0.999))
+                try:
+                    _, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
+                    if hard != resource.RLIM_INFINITY:
+                        soft = min(soft, hard)
+                    resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
+                except (OSError, ValueError):
+                    pass
         return budget
 
     def idle(self) -> bool:
         """Whether every thread of it sleeps (state S: blocked on its stdin,
-        a lock, a timer)."""
+        a lock, a timer), in every one of its processes."""
         try:
-            for task in os.listdir(f"/proc/{self.pid}/task"):
-                if _state(f"/proc/{self.pid}/task/{task}/stat") != b"S":
-                    return False
+            for pid in self.tree():
+                for task in os.listdir(f"/proc/{pid}/task"):
+                    if _state(f"/proc/{pid}/task/{task}/stat") != b"S":
+                        return False
         except (OSError, IndexError):
             return False
         return True
 
     def cpu(self) -> float:
-        """CPU seconds the live player used so far, all its threads, ended
-        ones too: its process CPU clock (one call, in ns).  Else, from /proc:
-        its threads' schedstat (live threads only) or clock ticks."""
-        try:
-            return time.clock_gettime(_process_cpu_clock(self.pid)) + self.children_cpu()
-        except (OSError, OverflowError):
-            pass
-        try:
-            total = 0
-            for task in os.listdir(f"/proc/{self.pid}/task"):
-                with open(f"/proc/{self.pid}/task/{task}/schedstat") as f:
-                    total += int(f.read().split()[0])
-            return total / 1e9
-        except (OSError, ValueError, IndexError):
-            pass
-        try:
-            with open(f"/proc/{self.pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
+        """CPU seconds the live player used so far: each of its processes'
+        own (all threads, ended ones too) and that of the children they
+        reaped (a helper it runs each step is charged to it)."""
+        if self.pid is None:
             return self.cpu_mark
-
-    def children_cpu(self) -> float:
-        """CPU seconds of the children it has reaped (/proc's cutime and
-        cstime): a helper it runs each step is charged to it."""
-        try:
-            fields = _proc(f"/proc/{self.pid}/stat").rsplit(b")", 1)[1].split()
-            return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
-        except (OSError, ValueError, IndexError):
-            return 0.0
+        return sum(_own_cpu(pid) + _reaped_cpu(pid) for pid in self.tree())
 
     def peak_kb(self) -> int:
-        try:
-            for line in _proc(f"/proc/{self.pid}/status").splitlines():
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1])
-        except (OSError, ValueError, IndexError):
-            pass
-        return 0
+        """Its processes' peak resident memory, added up."""
+        total = 0
+        for pid in self.tree():
+            try:
+                for line in _proc(f"/proc/{pid}/status").splitlines():
+                    if line.startswith(b"VmHWM:"):
+                        total += int(line.split()[1])
+                        break
+            except (OSError, ValueError, IndexError):
+                pass
+        return total
 
     def drain(self, out: int) -> bool:
         """Move whatever the player printed to its output file; True once a
@@ -722,10 +738,11 @@ class Persistent:
         if READ_SYSCALL is None:
             return None
         try:
-            for task in os.listdir(f"/proc/{self.pid}/task"):
-                fields = _proc(f"/proc/{self.pid}/task/{task}/syscall").split()
-                if len(fields) > 1 and fields[0] == READ_SYSCALL and int(fields[1], 16) == 0:
-                    return True
+            for pid in self.tree():
+                for task in os.listdir(f"/proc/{pid}/task"):
+                    fields = _proc(f"/proc/{pid}/task/{task}/syscall").split()
+                    if len(fields) > 1 and fields[0] == READ_SYSCALL and int(fields[1], 16) == 0:
+                        return True
         except (OSError, ValueError):
             return None
         return False
@@ -754,28 +771,32 @@ class Persistent:
         second ``done``) would come out after it is woken and be taken for
         the next step's answer; then thaw lets it get there first."""
         self.settled = self.settle(time.monotonic() + SETTLE_S)
-        try:
-            os.kill(self.pid, signal.SIGSTOP)
-        except (OSError, TypeError):
-            pass
+        self.fix_members()
+        for pid in self.members:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
         # SIGSTOP takes effect before the next time the process runs; wait
         # until it shows stopped, so that the sweep after it races nothing.
-        for _ in range(1000):
-            try:
-                if _state(f"/proc/{self.pid}/stat") in (b"T", b"t", b"Z", b"X"):
-                    return
-            except (OSError, IndexError):
-                return
-            time.sleep(0.0001)
+        for pid in self.members:
+            for _ in range(1000):
+                try:
+                    if _state(f"/proc/{pid}/stat") in (b"T", b"t", b"Z", b"X"):
+                        break
+                except (OSError, IndexError):
+                    break
+                time.sleep(0.0001)
 
     def thaw(self, deadline: float) -> None:
         """Wake it for a step; if it was stopped before it waited for its
         next request, first let it get there (at most until ``deadline``),
         so that what it prints meanwhile belongs to the step before."""
-        try:
-            os.kill(self.pid, signal.SIGCONT)
-        except (OSError, TypeError):
-            pass
+        for pid in self.members or (self.pid,):
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except (OSError, TypeError):
+                pass
         if not self.settled:
             self.settle(deadline)
         self.settled = True
@@ -811,6 +832,38 @@ def _process_cpu_clock(pid: int) -> int:
     """The clock id of ``pid``'s CPU time, all threads (what glibc's
     clock_getcpuclockid gives: Linux's MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED))."""
     return ((~pid) << 3) | 2
+
+
+def _own_cpu(pid: int) -> float:
+    """CPU seconds ``pid`` used so far, all its threads, ended ones too: its
+    process CPU clock (one call, in ns).  Else, from /proc: its threads'
+    schedstat (live threads only) or clock ticks."""
+    try:
+        return time.clock_gettime(_process_cpu_clock(pid))
+    except (OSError, OverflowError):
+        pass
+    try:
+        total = 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        return total / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        fields = _proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _reaped_cpu(pid: int) -> float:
+    """CPU seconds of the children ``pid`` has reaped (/proc's cutime and cstime)."""
+    try:
+        fields = _proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 PERSISTENT = Persistent()
@@ -899,7 +952,9 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
         reply["peak_kb"] = player.peak_kb()
         reply["exit"] = 0
         player.freeze()  # first, so that it starts nothing while the rest is swept
-        reply["killed"] = sweep_except(pid1, pid)
+        reply["killed"] = sweep_except(pid1, player.members)
+        if reply["killed"]:  # what they used is charged to this step, not a credit for the next
+            player.cpu_mark = player.cpu()
     else:
         if status is None:
             os.kill(pid, signal.SIGKILL)
@@ -915,8 +970,9 @@ IDLE_POLL_MS = 2  # idle: no CPU used over this long, and every thread asleep
 def prestart(req: dict, pid1: bool, control: int) -> dict:
     """Start the persistent player before the match's first step and wait
     until it is idle (its start-up done, waiting for ``step``), at most
-    ``req["hard"]`` seconds.  Its CPU from now on counts against its first
-    step; a death is that step's result (run_persistent).  Reply:
+    ``req["hard"]`` seconds.  Neither its wall time nor its CPU until then
+    is charged (its CPU limit holds meanwhile); a death is its first step's
+    result (run_persistent).  Reply:
     ``{"start_error", "ready", "wall"}``."""
     player = PERSISTENT
     start = time.monotonic()
@@ -961,7 +1017,13 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
         sweep(pid1, None)
     if player.alive():
         player.freeze()  # until its first step, as between steps
-        sweep_except(pid1, player.pid)
+        # Its start-up is not charged, CPU as wall: its first step is judged
+        # as any later one (a start-up that uses more CPU than wall time, as a
+        # JVM's threads do, would otherwise reach the CPU limit at a first
+        # step that did nothing, and a spawned ``rerun`` of that step would
+        # judge it otherwise).  What runs past the cap is its first step's.
+        sweep_except(pid1, player.members)
+        player.cpu_mark = player.cpu()
     return {"start_error": None, "ready": ready, "wall": time.monotonic() - start}
 
 
@@ -1009,16 +1071,16 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def sweep_except(pid1: bool, keep: int) -> int:
-    """Kill everything the step left but the persistent player itself."""
+def sweep_except(pid1: bool, keep: tuple[int, ...]) -> int:
+    """Kill everything the step left but the persistent player's processes."""
     killed = 0
     deadline = time.monotonic() + 30.0
     while time.monotonic() < deadline:
         if pid1:
-            victims = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, keep)]
+            victims = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != 1]
         else:
-            victims = [p for p in _children() if p != keep] + _descendants(keep)
-        victims = [p for p in victims if p != os.getpid() and not _zombie(p)]
+            victims = _children() + (_descendants(keep[0]) if keep else [])
+        victims = [p for p in victims if p not in keep and p != os.getpid() and not _zombie(p)]
         if not victims:
             break
         for victim in victims:
@@ -1031,10 +1093,10 @@ def sweep_except(pid1: bool, keep: int) -> int:
     return killed + _reap_others(keep)
 
 
-def _reap_others(keep: int) -> int:
+def _reap_others(keep: tuple[int, ...]) -> int:
     n = 0
     for child in _children():
-        if child == keep:
+        if child in keep:
             continue
         try:
             pid, _ = os.waitpid(child, os.WNOHANG)

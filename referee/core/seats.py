@@ -43,13 +43,21 @@ def available() -> bool:
     return LINUX and hasattr(os, "pidfd_open")
 
 
+def host_argv(sandboxed: bool) -> list[str]:
+    """The command that starts a seat host (as pid 1 of its sandbox, or not).
+    -B: see :func:`_compile_host`."""
+    return [sys.executable, "-S", "-I", "-B", "-c", HOST_CODE, *(["--pid1"] if sandboxed else [])]
+
+
 @functools.cache
 def _compile_host() -> None:
-    """Write the host's __pycache__ entry if it is missing (an editable
-    install run only in the sandbox, where the host cannot write it); once
-    per referee.  Without it the host still starts, compiling itself."""
+    """Write the host's __pycache__ entry if it is missing or stale (an
+    editable install run only in the sandbox, where the host cannot write
+    it; a checkout whose seathost.py changed since); once per referee.
+    Without it every host starts compiling itself (~20 ms of CPU a seat
+    host, two per game of a series)."""
     cached = importlib.util.cache_from_source(str(HOST_SCRIPT))
-    if sys.dont_write_bytecode or os.path.exists(cached):
+    if sys.dont_write_bytecode or _fresh(cached, HOST_SCRIPT):
         return
     try:
         py_compile.compile(str(HOST_SCRIPT), cfile=cached, doraise=True)
@@ -58,6 +66,25 @@ def _compile_host() -> None:
     except Exception:
         with contextlib.suppress(OSError):
             os.remove(cached)
+
+
+def _fresh(cached: str, source: Path) -> bool:
+    """Whether ``cached`` is the bytecode of ``source`` as it is now, as the
+    import system checks it (PEP 552: magic, then the source's mtime and
+    size, or its hash)."""
+    try:
+        with open(cached, "rb") as f:
+            head = f.read(16)
+        info = os.stat(source)
+        if len(head) < 16 or head[:4] != importlib.util.MAGIC_NUMBER:
+            return False
+        flags = int.from_bytes(head[4:8], "little")
+        if flags & 1:  # hash-based (SOURCE_DATE_EPOCH builds)
+            return head[8:16] == importlib.util.source_hash(source.read_bytes())
+    except OSError:
+        return False
+    return (flags == 0 and int.from_bytes(head[8:12], "little") == int(info.st_mtime) & 0xFFFFFFFF
+            and int.from_bytes(head[12:16], "little") == info.st_size & 0xFFFFFFFF)
 
 
 class SeatHost:
@@ -79,6 +106,8 @@ class SeatHost:
         self.player: tuple[int, int] | None = None  # (pidfd, pid) of the step's player, when told
         self.sent_env: dict[str, str] | None = None  # the environment this host was last told
         self.started_s: float | None = None  # a prestarted player's start-up, to report at its first step
+        # (the group, its counters as the last step ended): the next step's 'before'
+        self.reading: tuple[cgroups.SeatGroup, cgroups.Reading] | None = None
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:
@@ -95,9 +124,9 @@ class SeatHost:
 
     def _start(self, player_argv: Sequence[str]) -> None:
         _compile_host()
-        host = [sys.executable, "-S", "-I", "-B", "-c", HOST_CODE]  # -B: see _compile_host
+        host = host_argv(self.sandbox.on)
         if self.sandbox.on:
-            argv = sandbox_mod.wrap(self.sandbox, [*host, "--pid1"], self.seat_dir, self.hidden,
+            argv = sandbox_mod.wrap(self.sandbox, host, self.seat_dir, self.hidden,
                                     player_argv, sandbox_mod.tmp_bytes(self.limits.disk_mb))
         else:
             argv = host
@@ -173,7 +202,13 @@ class SeatHost:
             request.update(persistent=True, step=persistent_step)
         started_s, self.started_s = self.started_s, None
         group = self.group
-        before = group.read() if group is not None else None
+        # The group's counters as the seat's last step ended, if this same
+        # group: nothing of the seat runs between its steps (a spawned
+        # player's processes are swept, a kept-alive one is frozen), so a
+        # second reading would find the same counters (and cost one on the
+        # step's critical path).  Whatever did run is charged to this step.
+        before = self.reading[1] if self.reading is not None and self.reading[0] is group else \
+            group.read() if group is not None else None
         started = time.monotonic()
         try:
             reply = self._ask(message(request), started + limits.hard_time + GRACE_S,
@@ -183,6 +218,7 @@ class SeatHost:
             raise
         wall = time.monotonic() - started
         after = group.read() if group is not None else None
+        self.reading = (group, after) if after is not None else None
         if reply is None or "host_error" in reply:
             self._abandon()
             note = "the seat host stopped answering" if reply is None else f"seat host error: {reply['host_error']}"
@@ -370,8 +406,7 @@ def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:
     """Start persistent players before the match's first step, as many at a
     time as there are cores, each waited for until it is idle (blocked with
     no CPU used: its start-up done) or for at most its seconds.  Its start-up
-    wall time is not charged (as between steps); its CPU counts against its
-    first step.  A host that fails here is started afresh at that step."""
+    is not charged, wall time or CPU (as between steps).  A host that fails here is started afresh at that step."""
     replies = _exchange([(host, request, wait + GRACE_S) for host, request, wait in asks], usable_cores())
     for (host, _, _), (reply, wall) in zip(asks, replies):
         if reply is None or "host_error" in reply:

@@ -19,6 +19,7 @@ from referee.core.errors import InputError
 from referee.core.log import read_log
 from referee.core import seats as seats_mod
 from referee.core.match import Match, MatchSpec, Observer, prepare
+from referee.core.humans import is_human
 from referee.core.players import PERSISTENT, make_agent
 from referee.core.runner import Limits
 from referee.core.registry import get_game
@@ -139,6 +140,8 @@ def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path
         report.checks.append(protocol)
     game_obj = get_game(game)
     try:
+        if is_human(command):
+            raise InputError(f"{command.strip()} is a person: check-bot checks a program")
         agent = make_agent(command, game_obj, Limits(), base_dir)
     except InputError as exc:
         first.passed, first.message = False, exc.message

@@ -18,6 +18,7 @@ from typing import Any
 
 from referee.core import preflight, settings as settings_mod
 from referee.core.errors import InputError
+from referee.core.humans import is_human
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.registry import get_game
@@ -204,7 +205,7 @@ def _opponents(r: _Reader, game, base: Path, visibility: str) -> tuple[Opponent,
         name = str(item.get("name") or names[i])
         if any(o.name == name for o in opponents):
             raise r.fail(("opponents", i, "name"), f"{name!r} is already an opponent's name")
-        if command == "human":
+        if is_human(command):
             raise r.fail(("opponents", i, "player"), "a human cannot be a grading opponent")
         try:
             agent = make_agent(command, game, Limits(), base)

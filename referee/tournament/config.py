@@ -20,6 +20,7 @@ import yaml
 
 from referee.core.errors import InputError
 from referee.core.game import Game
+from referee.core.humans import is_human
 from referee.core import settings as settings_mod
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
@@ -287,10 +288,10 @@ def _entrants(r: _Reader, game: Game, base: Path) -> list[Entrant]:
         if any(e.name == values["name"] for e in entrants):
             raise r.fail(("entrants", i, "name"), f"{values['name']!r} is already an entrant's name")
         command = values["command"]
+        if is_human(command):
+            raise r.fail(("entrants", i, "command"), "a human cannot play in a tournament")
         if persistent and not command.startswith("persistent:"):
             command = f"persistent:{command}"
-        if command == "human":
-            raise r.fail(("entrants", i, "command"), "a human cannot play in a tournament")
         try:
             make_agent(command, game, Limits(), base)
         except InputError as exc:

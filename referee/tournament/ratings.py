@@ -5,8 +5,9 @@ games, Plackett-Luce for rankings of more).
 
 Why these: they are what chess-engine testers (fishtest, cutechess, fastchess)
 use to answer "is the new version better?" without trusting one lucky game,
-and what rating systems use to put a field on one scale.  All of it is plain
-numpy; no loops over games in Python beyond building the input arrays.
+and what rating systems use to put a field on one scale.  A pair's figures
+(at most five counts) are plain Python; a field's fit is numpy, imported only
+then: its import was a quarter of a second of CPU in every ``play --games``.
 
 Conventions: a score is the mean points per game in [0, 1] (win 1, draw 1/2,
 loss 0); Elo is the logistic scale, ``score = 1 / (1 + 10 ** (-elo / 400))``.
@@ -15,9 +16,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo points per unit of log-strength
@@ -62,25 +64,26 @@ def pentanomial(pair_points: Sequence[float]) -> list[int]:
     return counts
 
 
-def _mean_var(values: np.ndarray, counts: np.ndarray) -> tuple[float, float, int]:
-    total = float(counts.sum())
+def _mean_var(values: Sequence[float], counts: Sequence[float]) -> tuple[float, float, int]:
+    total = math.fsum(counts)
     n = int(round(total))
     if total <= 0.0:
         return 0.5, 0.0, 0
-    probs = counts / total
-    mean = float((probs * values).sum())
-    var = float((probs * (values - mean) ** 2).sum())
+    # Sums exactly rounded, divided once: whole counts of quarter points sum
+    # exactly, so a series that came out even scores exactly 0.5 (Elo +0.0).
+    mean = math.fsum(c * v for c, v in zip(counts, values)) / total
+    var = math.fsum(c * (v - mean) ** 2 for c, v in zip(counts, values)) / total
     return mean, var, n
 
 
-def _sample_values(counts: Sequence[int]) -> np.ndarray:
+def _sample_values(counts: Sequence[int]) -> list[float]:
     """Each sample's mean points per game: five pentanomial counts are pairs
     scoring 0, 1/2, 1, 3/2, 2 points (per game: 0 .. 1 in quarters); three
     trinomial counts are single games lost, drawn, won."""
     if len(counts) == 5:
-        return np.arange(5, dtype=float) / 4.0
+        return [0.0, 0.25, 0.5, 0.75, 1.0]
     if len(counts) == 3:
-        return np.array([0.0, 0.5, 1.0])
+        return [0.0, 0.5, 1.0]
     raise ValueError(f"expected 5 pentanomial or 3 trinomial counts, got {len(counts)}")
 
 
@@ -90,7 +93,7 @@ def elo_interval(counts: Sequence[int]) -> EloEstimate:
     seats swapped) are correlated, and treating them as independent games
     overstates the error bar.  Normal approximation on the mean score, then
     mapped through the logistic curve, as fishtest reports it."""
-    mean, var, n = _mean_var(_sample_values(counts), np.asarray(counts, dtype=float))
+    mean, var, n = _mean_var(_sample_values(counts), [float(c) for c in counts])
     if n == 0:
         return EloEstimate(0.5, 0.0, -math.inf, math.inf, 0)
     half = Z95 * math.sqrt(var / n)
@@ -209,11 +212,10 @@ def sprt_llr(counts: Sequence[int], spec: SprtSpec) -> float:
     As fishtest does, an outcome never seen counts 0.001 times (it
     "regularizes" the frequencies), so that a series where every pair ended
     alike (all won, all split) still has a variance and can decide."""
-    observed = np.asarray(counts, dtype=float)
-    n = int(observed.sum())
+    n = int(sum(counts))
     if n == 0:
         return 0.0
-    regular = np.where(observed == 0, 1e-3, observed)
+    regular = [float(c) if c else 1e-3 for c in counts]
     mean, var, _ = _mean_var(_sample_values(counts), regular)
     s0, s1 = score_from_elo(spec.elo0), score_from_elo(spec.elo1)
     return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
@@ -258,6 +260,8 @@ def plackett_luce(players: int, rankings: Sequence[Sequence[Sequence[int]]],
     """
     if players == 0:
         return []
+    import numpy as np
+
     theta, covariance = fit_strengths(players, rankings, iterations)
     centre = np.eye(players) - 1.0 / players              # rating minus the field's mean
     centred = centre @ theta
@@ -274,6 +278,8 @@ def anchored_ratings(players: int, rankings: Sequence[Sequence[Sequence[int]]],
     to the games by the same model as :func:`plackett_luce`, their prior's
     virtual draw played against the anchors' mean.  Intervals are the
     fitted players' own (an anchor's is zero wide)."""
+    import numpy as np
+
     fixed = {i: elo / ELO_PER_NAT for i, elo in anchors.items()}
     theta, covariance = fit_strengths(players, rankings, iterations, fixed)
     spread = Z95 * np.sqrt(np.maximum(np.diag(covariance), 0.0))
@@ -289,6 +295,8 @@ def fit_strengths(players: int, rankings: Sequence[Sequence[Sequence[int]]],
     players whose log-strength is given (anchors): only the others are
     fitted, the virtual entrant of their prior is the anchors' mean, and
     the anchors' rows and columns of the covariance are zero."""
+    import numpy as np
+
     stages_r: list[list[int]] = []   # who was still in the running at each choice
     stages_w: list[list[int]] = []   # who was chosen (shared weight if tied)
     for ranking in rankings:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Sequence
 
 from referee.core import files
-from referee.web import report_page
 
 from .config import TournamentConfig
 from .journal import GameRecord
@@ -117,5 +116,7 @@ def write_reports(out: Path, config: TournamentConfig, fmt, plan: Plan,
     files.write_text(out / "games.csv", games_csv(config, records))
     if text:
         files.write_text(out / ("rounds.txt" if config.format == "swiss" else "bracket.txt"), text)
+    from referee.web import report_page  # jinja2 and the page's assets: not for a series' games.csv
+
     report_page.write(out, config, fmt, plan, records, rows)
     return text

@@ -23,6 +23,7 @@ from typing import Any, Sequence, TextIO
 
 from referee.core import files, trees
 from referee.core.errors import InputError
+from referee.core.humans import is_human
 from referee.core.match import default_out, prepare
 from referee.core.rng import derived_rng
 from referee.core.runner import usable_cores
@@ -195,7 +196,7 @@ class Series(Tournament):
         config = self.config
         rotations, state = self.planner.counted(records)
         counted = [r for rotation in rotations for r in rotation]
-        rows = compute_standings(counted, config.names, self.seeded)
+        rows = compute_standings(counted, config.names, self.seeded, rated=config.table_size > 2)
         plan = self.planner.plan(records)
         summary = SeriesSummary(plan, rows, None, len(counted), failure, interrupted, sprt=state,
                                 uncounted=len(records) - len(counted))
@@ -322,8 +323,10 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
 
     if games is None:
         raise InputError("--boards, --sprt, --cluster, --jobs and --resume are for a series: add --games N")
-    if "human" in players:
-        raise InputError("a human cannot play a series; use builtin:NAME or a command")
+    human = next((p for p in players if is_human(p)), None)
+    if human is not None:
+        raise InputError(f"{human.strip()}: a human cannot play a series (--games); "
+                         "play one game at a time without --games, or use builtin:NAME or a command")
     try:
         spec = parse_sprt_option(sprt)
     except ValueError as exc:

@@ -20,7 +20,7 @@ from .scenes import scene_module, script_text
 
 RECORD_KEYS = ("step", "player", "kind", "decision", "applied", "verdict", "message", "fault",
                "events", "scores", "wall_ms", "cpu_ms", "peak_kb", "exit", "auto",
-               "bank_ms", "grace_ms", "start_ms", "repaired", "stdout", "stderr")
+               "bank_ms", "grace_ms", "start_ms", "repaired", "stdout", "stderr", "notes")
 """The log keys the page shows; others (added later to the log) are ignored."""
 
 DECISION_CAP = 300

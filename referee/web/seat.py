@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from referee.core import humans
 from referee.core.game import Game, GameState
 from referee.core.players import Reply, check_decision, human_reply, human_resigns, key_codes
 
@@ -34,10 +35,11 @@ class WebHumanAgent:
     name = "human:web"
     human = True
 
-    def __init__(self, game: Game, open_browser: bool = True) -> None:
+    def __init__(self, game: Game, open_browser: bool = True, choice: humans.Choice | None = None) -> None:
         server.require()
         self.game = game
         self.open_browser = open_browser
+        self.choice = choice or humans.Choice(web=True)  # human:web, or human where it chose the browser
         self.server: server.LocalServer | None = None
         self.live: LiveFolder | None = None
         self.player: int | None = None
@@ -58,8 +60,8 @@ class WebHumanAgent:
             Route("/", self._page), Route("/api/live", self._live),
             Route("/api/decide", self._decide, methods=["POST"]),
         ])
-        self.server.announce(f"player {player} (human:web) plays in the browser at",
-                             self.open_browser)
+        what, after = self.choice.browser_words(player)
+        self.server.announce(what, self.open_browser, after=after)
 
     def decide(self, workdir: Path, step: int, player: int, state: GameState) -> Reply:
         started = time.monotonic()

@@ -66,16 +66,19 @@ class LocalServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/?token={self.token}"
 
-    def announce(self, what: str, open_browser: bool, out=None) -> None:
+    def announce(self, what: str, open_browser: bool, out=None, after: str = "") -> None:
         """Print the URL (always: a browser that did not open can be pointed
         at it by hand), and open it unless ``open_browser`` is False."""
         out = out or sys.stdout
-        print(f"{what}: {self.url}", file=out, flush=True)
+        print(f"{what}: {self.url}{after}", file=out, flush=True)
         if open_browser:
             try:
-                webbrowser.open(self.url, new=2)
+                opened = webbrowser.open(self.url, new=2)
             except Exception:  # no browser here: the printed URL is the way
-                pass
+                opened = False
+            if not opened:
+                print("no browser could be opened from here: open the address above in one",
+                      file=out, flush=True)
 
     def close(self) -> None:
         self.server.should_exit = True

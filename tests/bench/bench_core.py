@@ -15,11 +15,19 @@ work in a step is that time less the player's run as the log records it
 The machine is shared and noisy, so the baseline and the modes are measured
 in interleaved rounds (a few bare spawns, then a match in each mode, again
 and again), and every figure is a median over steps: a burst of load then
-touches them all alike and moves no median much."""
+touches them all alike and moves no median much.
+
+The last rows give the same comparison in CPU time, which load moves far
+less: the player's own CPU (its bare run's: the same program on the same
+board) plus what is spent on the step's path besides: the spawning thread's
+for a bare spawn; the referee's main thread's and the seat host's own (from
+/proc/<pid>/schedstat) in a match.  The referee's worker thread (snapshots,
+spare files) runs while the player does and is left out."""
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,16 +50,61 @@ for r in range(len(board) - 1, -1, -1):
             f = open("decision.txt", "w"); f.write("%d %d\\n" % (r, c)); f.close()
             raise SystemExit(0)
 """
-def bare_spawn(workdir: Path, argv: list[str], runs: int) -> list[float]:
+def bare_spawn(workdir: Path, argv: list[str], runs: int,
+               cpu: list[tuple[float, float]] | None = None) -> list[float]:
+    """Each run's wall time; each run's CPU (the spawning thread's, the
+    player's) is added to ``cpu``."""
     shutil.copyfile(BOARD, workdir / "Board.txt")
     times = []
     for i in range(runs):
         # as in a match, the player finds no decision file and creates it
         (workdir / "decision.txt").unlink(missing_ok=True)
-        start = time.perf_counter()
+        start, parent, child = time.perf_counter(), time.thread_time(), _children_cpu()
         subprocess.run([*argv, str(i + 1), "1"], cwd=workdir, stdin=subprocess.DEVNULL, check=True)
         times.append(time.perf_counter() - start)
+        if cpu is not None:
+            cpu.append((time.thread_time() - parent, _children_cpu() - child))
     return times
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _host_pids(match) -> list[int]:
+    """The seat hosts' own pids (in the sandbox, a bwrap's descendant)."""
+    found = []
+    for agent in match.agents:
+        proc = getattr(getattr(agent, "host", None), "proc", None)
+        todo = [proc.pid] if proc is not None else []
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    words = f.read().split(b"\0")
+                if any(b"seathost" in w for w in words) and not words[0].endswith(b"bwrap"):
+                    found.append(pid)
+                    break
+                for task in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{task}/children") as f:
+                        todo += map(int, f.read().split())
+            except OSError:
+                pass
+    return found
+
+
+def _on_cpu(pids: list[int]) -> float:
+    """Seconds these processes have run (schedstat: ns, their own threads,
+    not their children)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / 1e9
 
 
 class Clock(Observer):
@@ -66,6 +119,8 @@ class Clock(Observer):
         self.cpu_mark = (time.thread_time(), time.process_time())
         self.steps: list[float] = []
         self.cpu: list[tuple[float, float]] = []
+        self.hosts = _host_pids(match)
+        self.hosts_cpu = _on_cpu(self.hosts)  # their steps' CPU: measured at finish
 
     def step(self, match, record, state) -> None:
         now, cpu = time.perf_counter(), (time.thread_time(), time.process_time())
@@ -75,18 +130,22 @@ class Clock(Observer):
 
     def finish(self, match, result) -> None:
         self.finished = time.perf_counter()
+        self.hosts_cpu = _on_cpu(self.hosts) - self.hosts_cpu
 
 
-def timed_match(spec: MatchSpec, cpu: list[tuple[float, float]] | None = None
-                ) -> tuple[list[float], list[float]]:
+def timed_match(spec: MatchSpec, cpu: list[tuple[float, float]] | None = None,
+                hosts: list[float] | None = None) -> tuple[list[float], list[float]]:
     """(each step's time, each step's player run as logged), in seconds;
-    each step's referee CPU (main thread, all threads) is added to ``cpu``."""
+    each step's referee CPU (main thread, all threads) is added to ``cpu``,
+    and the seat hosts' own CPU per step (the match's mean) to ``hosts``."""
     clock = Clock()
     result = run_match(spec, clock)
     assert all(v["OK"] == sum(v.values()) for v in result.verdicts.values()), result.verdicts
     runs = [json.loads(line)["wall_ms"] / 1000 for line in (result.out / "log.jsonl").read_text().splitlines()]
     if cpu is not None:
         cpu += clock.cpu
+    if hosts is not None and clock.hosts:
+        hosts.append(clock.hosts_cpu / len(clock.steps))
     return clock.steps, runs
 
 
@@ -105,9 +164,11 @@ def main() -> None:
         print("(bwrap sandbox: skipped, bwrap cannot start here)")
         del modes["bwrap sandbox, seat host"]
     bare: list[float] = []
+    bare_cpu: list[tuple[float, float]] = []
     steps = {name: [] for name in modes}
     runs = {name: [] for name in modes}
     cpu = {name: [] for name in modes}
+    hosts = {name: [] for name in modes}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "player.py").write_text(PLAYER)
@@ -115,17 +176,23 @@ def main() -> None:
         argv = [sys.executable, "-S", str(root / "player.py")]
         command = " ".join(argv)
         for seed in range(1, ROUNDS + 1):
-            bare += bare_spawn(root / "bare", argv, BARE_PER_ROUND)
+            bare += bare_spawn(root / "bare", argv, BARE_PER_ROUND, bare_cpu)
             for name, (sandbox, runner) in modes.items():
                 os.environ["REFEREE_RUNNER"] = runner
                 took, ran = timed_match(MatchSpec("cantris", [command, command], board=BOARD, seed=seed,
                                                   out=root / f"{sandbox}-{runner}-m{seed}", sandbox=sandbox),
-                                        cpu[name])
+                                        cpu[name], hosts[name])
                 steps[name] += took
                 runs[name] += ran
     median = statistics.median
     base = median(bare) * 1000
     rows = [(f"bare spawn of the player (median of {len(bare)})", f"{base:.2f} ms", "1.00")]
+    # The same in CPU time, which load moves far less than wall time: the
+    # player's own (its bare run's, the same program on the same board) plus
+    # what each side adds on the step's path, the spawning thread's here.
+    player_cpu = median(c[1] for c in bare_cpu) * 1000
+    bare_total = player_cpu + median(c[0] for c in bare_cpu) * 1000
+    cpu_rows = []
     for name in modes:
         per_step = median(steps[name]) * 1000
         run = median(runs[name]) * 1000
@@ -138,7 +205,15 @@ def main() -> None:
             ("  the referee's CPU per step: main thread / all threads",
              f"{median(c[0] for c in cpu[name]) * 1000:.2f} / {median(c[1] for c in cpu[name]) * 1000:.2f}", ""),
         ]
-    print_table(rows)
+        if hosts[name]:
+            rows.append(("  the seat host's own CPU per step", f"{median(hosts[name]) * 1000:.2f}", ""))
+        path_cpu = player_cpu + median(c[0] for c in cpu[name]) * 1000 + \
+            (median(hosts[name]) * 1000 if hosts[name] else 0.0)
+        cpu_rows.append((f"{name}: player + referee main thread + seat host", f"{path_cpu:.2f} ms",
+                         f"{path_cpu / bare_total:.2f}"))
+    rows.append((f"CPU of a bare spawn: the player ({player_cpu:.2f} ms) + the spawning thread",
+                 f"{bare_total:.2f} ms", "1.00"))
+    print_table(rows + cpu_rows)
 
 
 def print_table(rows: list[tuple[str, str, str]]) -> None:

@@ -62,8 +62,9 @@
     if (rec.bank_ms !== undefined) fact("time bank left", ms(rec.bank_ms) + " ms");
     if (rec.grace_ms) fact("grace used", ms(rec.grace_ms) + " ms (charged: the bank is empty)");
     if (rec.start_ms !== undefined) fact("started before the match", ms(rec.start_ms) +
-                                         " ms until idle (wall not charged; its CPU is in this step's)");
+                                         " ms until idle (not charged, wall or CPU)");
     if (rec.repaired && rec.repaired.length) fact("repaired before the step", rec.repaired.join("; "));
+    if (rec.notes && rec.notes.length) fact("notes", rec.notes.join("; "));
     if (rec.peak_kb) fact("peak memory", rec.peak_kb + " KiB");
     if (rec.exit !== undefined && rec.exit !== null) fact("exit status", rec.exit);
     if (rec.message) {
