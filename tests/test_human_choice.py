@@ -276,3 +276,14 @@ def test_a_browser_that_cannot_be_opened_is_said(monkeypatch):
         assert opened == [server.url] * 2
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("spec", ["human:browser", "human:", "HUMAN:WEB", "human:tty"])
+def test_a_mistyped_human_names_the_spellings(spec):
+    from referee.core.errors import InputError
+    from referee.core.players import make_agent
+    from referee.core.registry import get_game
+    from referee.core.runner import Limits
+
+    with pytest.raises(InputError, match="a person plays as human, human:terminal, human:web"):
+        make_agent(spec, get_game("cantris"), Limits(), Path.cwd())
