@@ -105,16 +105,17 @@ def referee(*args: str, cwd: Path | None = None, timeout: float = 300,
                           timeout=timeout, input=input)
 
 
+def write_player(folder: Path, name: str, body: str) -> str:
+    """Write the Python player program ``folder/name.py``; returns the command line to run it."""
+    path = folder / f"{name}.py"
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return f"{sys.executable} {path}"
+
+
 @pytest.fixture
 def make_player(tmp_path):
     """Write a Python player program; returns the command line to run it."""
-
-    def make(name: str, body: str) -> str:
-        path = tmp_path / f"{name}.py"
-        path.write_text(textwrap.dedent(body), encoding="utf-8")
-        return f"{sys.executable} {path}"
-
-    return make
+    return lambda name, body: write_player(tmp_path, name, body)
 
 
 def play_match(game: str, out: Path, *players: str, seed: int, board: Path | None = None,

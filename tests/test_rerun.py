@@ -8,19 +8,23 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, play_match, read_log, referee
+from conftest import ROOT, play_match, read_log, referee, write_player
 from referee import replay as replay_mod
 from referee.rerun import seat_view
 
 TSURO_RANDOM = ROOT / "players" / "tsuro" / "random.py"
 
 
-@pytest.fixture
-def witnessed_match(tmp_path, make_player):
+@pytest.fixture(scope="module")
+def witnessed_match(tmp_path_factory):
     """A 3-player Tsuro match whose seats 1 and 2 copy every input file they
     are given into ``seen/p<id>/step_<k>/`` before playing like the built-in
-    random player; seat 3 crashes at once (ejected: later views say so)."""
-    return witness(tmp_path, make_player)
+    random player; seat 3 crashes at once (ejected: later views say so).
+    Played once for the module: the tests only read it (reruns write into
+    scratch folders of their own, and a rerun of a copying seat adds a
+    ``step_<k>-again`` copy beside the match's)."""
+    folder = tmp_path_factory.mktemp("witnessed")
+    return witness(folder, lambda name, body: write_player(folder, name, body))
 
 
 def witness(tmp_path, make_player, extra=()):
