@@ -21,9 +21,8 @@ def _tournament(tmp_path: Path) -> tuple[Path, Path]:
     config.write_text(yaml.safe_dump({
         "game": "cantris", "boards": str(BOARDS / "cantris" / "6x3-1.txt"), "format": "round_robin",
         "seed": 3, "out": "out", "sandbox": "none",
-        "entrants": [{"name": "rnd", "command": "builtin:random"},
-                     {"name": "grd", "command": "builtin:greedy"},
-                     {"name": "rnd2", "command": "builtin:random"}]}))
+        "entrants": [{"name": "rnd", "command": "builtin:random"},  # two games, one won from each seat
+                     {"name": "grd", "command": "builtin:greedy"}]}))
     run = referee("tournament", config, "--jobs", "2")
     assert run.returncode == 0, run.stderr
     return config, tmp_path / "out"
