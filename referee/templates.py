@@ -60,7 +60,11 @@ _README = """\
 
 {verb} it against the built-in greedy player, from inside this folder.
 
-{run}{about}
+{run}To play against it yourself, give `--player human` instead of `--player builtin:greedy`:
+you play in a page in your browser where one can open, else here at the terminal
+(`human:terminal` always here, `human:web` always the browser).
+
+{about}
 ## Handing it in
 
 This folder is self-contained: {files}

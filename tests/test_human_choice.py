@@ -244,3 +244,35 @@ def test_tournament_grading_and_check_bot_refuse_every_human(tmp_path):
             grading_config.load(write_config(tmp_path, CONFIG.replace("builtin:greedy", spec)))
         report = check_bot("cantris", spec, base_dir=tmp_path, out=tmp_path / "cb")
         assert not report.checks[0].passed and f"{spec} is a person" in report.checks[0].message
+
+
+def test_a_new_players_readme_says_how_to_play_against_it(tmp_path):
+    from referee.templates import write_template
+
+    write_template("tsuro", tmp_path / "bot", "python")
+    readme = (tmp_path / "bot" / "README.md").read_text()
+    assert "give `--player human` instead of `--player builtin:greedy`" in readme
+    assert "`human:terminal` always here" in readme
+
+
+def test_a_browser_that_cannot_be_opened_is_said(monkeypatch):
+    pytest.importorskip("starlette", reason="the web extra (Starlette, uvicorn) is not installed")
+    import io
+    import webbrowser
+
+    from referee.web.server import LocalServer
+
+    opened: list[str] = []
+    server = LocalServer([])
+    try:
+        for result in (True, False):
+            monkeypatch.setattr(webbrowser, "open", lambda url, new=0: opened.append(url) or result)
+            screen = io.StringIO()
+            server.announce("player 1 (human) plays in the browser at", True, out=screen, after="  (x)")
+            lines = screen.getvalue().splitlines()
+            assert lines[0] == f"player 1 (human) plays in the browser at: {server.url}  (x)"
+            assert lines[1:] == ([] if result else ["no browser could be opened from here: "
+                                                    "open the address above in one"])
+        assert opened == [server.url] * 2
+    finally:
+        server.close()

@@ -73,9 +73,12 @@ class LocalServer:
         print(f"{what}: {self.url}{after}", file=out, flush=True)
         if open_browser:
             try:
-                webbrowser.open(self.url, new=2)
+                opened = webbrowser.open(self.url, new=2)
             except Exception:  # no browser here: the printed URL is the way
-                pass
+                opened = False
+            if not opened:
+                print("no browser could be opened from here: open the address above in one",
+                      file=out, flush=True)
 
     def close(self) -> None:
         self.server.should_exit = True

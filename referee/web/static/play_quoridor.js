@@ -10,7 +10,7 @@
     if (me) {
       R.svg("circle", {cx: me[2] * S + S / 2, cy: me[1] * S + S / 2, r: S * 0.45, "class": "own-pawn",
                        "data-kind": "own-pawn", "data-r": me[1], "data-c": me[2]}, layer);
-      R.text(me[2] * S + S / 2, me[1] * S + S * 0.95, "you", {"text-anchor": "middle", "font-size": 10, "class": "own-label"}, layer);
+      R.text(me[2] * S + S / 2, me[1] * S + S * 0.95, "you", {"text-anchor": "middle", "font-size": 10, "font-weight": 700, "class": "own-label"}, layer);
     }
     var goal = SIDE[ctx.scene.goals[ctx.you]];
     if (goal) {
