@@ -1,6 +1,12 @@
 """Driving Debian's headless Chromium from tests: the DOM after the page's
 scripts ran, and screenshots.  Tests that need it skip with the reason when
-no browser is installed (`.ci/run` installs one when it runs as root)."""
+no browser is installed (`.ci/run` installs one when it runs as root).
+
+One browser per test process, started at the first page and driven through
+Playwright (the test extra; nothing is downloaded: it runs Debian's
+chromium): a page costs a new tab, not a browser start-up (~1 s of CPU each,
+35 of them in test_html_replay alone).  Without Playwright each page is a
+``chromium --dump-dom`` / ``--screenshot`` run of its own, as before."""
 from __future__ import annotations
 
 import shutil
@@ -18,6 +24,43 @@ needs_browser = pytest.mark.skipif(
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars")
 
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # the CLI fallback below
+    sync_playwright = None
+
+_shared: list = []  # [playwright, browser] once started
+
+
+def shared_browser():
+    """This test process's Playwright browser (started on first use, closed
+    by close_shared_browser at the end of the session), or None without
+    Playwright."""
+    if sync_playwright is None:
+        return None
+    if not _shared:
+        driver = sync_playwright().start()
+        _shared.extend([driver, driver.chromium.launch(executable_path=CHROMIUM, args=list(FLAGS[1:]))])
+    return _shared[1]
+
+
+def close_shared_browser() -> None:
+    """Stop the shared browser and its driver (tests/conftest.py, at session end)."""
+    if _shared:
+        driver, browser = _shared
+        _shared.clear()
+        browser.close()
+        driver.stop()
+
+
+def _open(url: str, width: int, height: int):
+    """A fresh tab (its own storage, as a fresh profile was) with ``url``
+    loaded and its scripts run."""
+    context = shared_browser().new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    return context, page
+
 
 def _run(*args: str) -> str:
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
@@ -30,12 +73,26 @@ def _run(*args: str) -> str:
 def dump_dom(page: Path, fragment: str = "", width: int = 1280) -> "Dom":
     """The page's DOM as serialised after its scripts ran."""
     url = page.resolve().as_uri() + fragment
-    return Dom(_run("--virtual-time-budget=3000", f"--window-size={width},900", "--dump-dom", url))
+    if shared_browser() is None:
+        return Dom(_run("--virtual-time-budget=3000", f"--window-size={width},900", "--dump-dom", url))
+    context, tab = _open(url, width, 900)
+    try:
+        return Dom(tab.content())
+    finally:
+        context.close()
 
 
 def screenshot(page: Path, png: Path, fragment: str = "", size: str = "1280,900") -> Path:
-    _run(f"--screenshot={png}", f"--window-size={size}", "--virtual-time-budget=3000",
-         page.resolve().as_uri() + fragment)
+    url = page.resolve().as_uri() + fragment
+    if shared_browser() is None:
+        _run(f"--screenshot={png}", f"--window-size={size}", "--virtual-time-budget=3000", url)
+    else:
+        width, height = map(int, size.split(","))
+        context, tab = _open(url, width, height)
+        try:
+            tab.screenshot(path=str(png))
+        finally:
+            context.close()
     assert png.stat().st_size > 10_000  # a blank page compresses to far less
     return png
 

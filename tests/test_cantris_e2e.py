@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BOARDS, play_match, read_log, referee
+from conftest import BOARDS, assert_verifies, play_match, read_log, referee
 
 FIRST_CELL = """
 import sys
@@ -35,7 +35,7 @@ def test_full_match_of_each_size_verifies(tmp_path, board):
     assert result["steps"] == len(records) > 2
     assert all(r["verdict"] == "OK" for r in records)
     assert result["reason"].startswith("a column is empty")
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
     # every step has its snapshot, and the player folders their files
     assert sorted(p.name for p in (out / "step_logs").iterdir()) == sorted(
         f"step_{k}.txt" for k in range(len(records) + 1))
@@ -87,7 +87,7 @@ def test_misbehaving_player_gets_its_verdict_and_a_complete_log(tmp_path, make_p
     assert last["fault"] == "forfeit" and last["message"].startswith(f"step 2, player 2: {verdict}")
     assert result["winner"] == 1 and result["verdicts"][2][verdict] == 1
     assert f"forfeited ({verdict})" in result["reason"]
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_random_policy_replaces_a_faulty_move_and_the_game_goes_on(tmp_path, make_player):
@@ -100,7 +100,7 @@ def test_random_policy_replaces_a_faulty_move_and_the_game_goes_on(tmp_path, mak
     assert all(r["applied"] for r in faults)
     assert result["reason"].startswith("a column is empty")
     assert result["verdicts"][2]["ILLEGAL"] == len(faults)
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_eject_policy_falls_back_to_forfeit_for_cantris(tmp_path, make_player):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,7 +49,8 @@ def cluster(tmp_path_factory):
     dask = str(Path(sys.executable).with_name("dask"))
     address = f"tcp://127.0.0.1:{free_port()}"
     common = {"cwd": folder, "start_new_session": True, "stdout": subprocess.DEVNULL,
-              "stderr": subprocess.DEVNULL}
+              "stderr": subprocess.DEVNULL,  # the scheduler's scratch here, not in /tmp
+              "env": dict(os.environ, DASK_TEMPORARY_DIRECTORY=str(folder))}
     procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
                                "--no-dashboard"], **common)]
     try:
@@ -151,6 +154,7 @@ def test_a_worker_killed_mid_game_costs_only_that_game(tmp_path, cluster):
         for game in game_processes():
             try:
                 worker = game.parent()  # the Dask worker process running this task
+                scratch = set(re.findall(r'[^"\s]*referee-game-\w+', " ".join(game.cmdline())))
                 worker.kill()
                 killed = game
                 break
@@ -159,6 +163,8 @@ def test_a_worker_killed_mid_game_costs_only_that_game(tmp_path, cluster):
         time.sleep(0.05)
     out, err = run.communicate(timeout=120)
     assert killed is not None, "no game was seen running on a worker"
+    for folder in scratch:  # the killed worker's scratch folder, which nothing else removes
+        shutil.rmtree(folder, ignore_errors=True)
     assert run.returncode == 0, err
     assert not killed.is_running() or killed.status() == psutil.STATUS_ZOMBIE
     journal = (tmp_path / "remote" / "out" / "journal.jsonl").read_text().splitlines()

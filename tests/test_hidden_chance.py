@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import read_log, referee
+from conftest import assert_verifies, read_log, referee
 from test_rogues import MODES
 
 SPY = textwrap.dedent('''
@@ -74,7 +74,7 @@ def test_a_player_cannot_rebuild_the_hands_from_what_it_is_shown(tmp_path, mode)
         assert "REBUILT" not in seen and "key does not fit" not in seen
     match = yaml.safe_load((out / "match.yaml").read_text())
     assert len(str(match["key"])) == 32
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_a_tournament_without_a_seed_draws_a_secret_one_and_resume_keeps_it(tmp_path):
@@ -95,7 +95,7 @@ def test_a_tournament_without_a_seed_draws_a_secret_one_and_resume_keeps_it(tmp_
         match = yaml.safe_load((game / "match.yaml").read_text())
         spy_seat = [p["name"] for p in match["players"]].index("spy") + 1
         assert "REBUILT from a guessed seed" not in (game / "players" / f"p{spy_seat}" / "stderr.txt").read_text()
-        assert referee("replay", game, "--verify").returncode == 0
+        assert_verifies(game)
     state = yaml.safe_load((out / "tournament.json").read_text())
     assert len(state["key"]) == 32
     again = referee("tournament", config, "--resume")
@@ -111,7 +111,7 @@ def test_a_given_seed_still_makes_the_match_reproducible(tmp_path):
                        "--seed", "42", "--out", out, "--quiet")
         assert proc.returncode == 0, proc.stderr
         logs.append([(r["applied"], r["hash"]) for r in read_log(out)])
-        assert referee("replay", out, "--verify").returncode == 0
+        assert_verifies(out)
     assert logs[0] == logs[1]
     other = tmp_path / "m3"
     referee("play", "tsuro", "--player", "builtin:random", "--player", "builtin:random",

@@ -14,7 +14,7 @@ import yaml
 
 import pytest
 
-from conftest import BOARDS, PYTHON_SDK, ROOT, play_match, read_log, referee
+from conftest import BOARDS, PYTHON_SDK, ROOT, assert_verifies, play_match, read_log, referee
 from referee.core import seats
 from referee.core.runner import Limits
 from referee.core.sandbox import NONE
@@ -79,7 +79,7 @@ def test_a_persistent_player_keeps_its_memory_and_plays_like_a_spawned_one(tmp_p
     same = ("step", "player", "decision", "verdict", "applied", "events", "scores", "hash")
     assert [{k: r.get(k) for k in same} for r in read_log(kept)] == \
         [{k: r.get(k) for k in same} for r in read_log(spawned)]
-    assert referee("replay", kept, "--verify").returncode == 0
+    assert_verifies(kept)
 
 
 @pytest.mark.parametrize("misbehave, verdict", [
@@ -98,7 +98,7 @@ def test_a_persistent_player_that_fails_gets_the_verdict_and_starts_again(
     assert mine[3]["verdict"] == verdict and mine[3]["fault"] == "random"
     assert _calls(mine[5])[0][0] == 1  # a fresh process at its next step
     assert mine[5]["verdict"] == "OK" and _calls(mine[7])[0][0] == 2
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_garbage_on_stdout_is_output_and_a_second_done_is_not_an_answer(tmp_path, make_player):
@@ -135,7 +135,7 @@ def test_a_persistent_player_that_stops_the_referee_does_not_leave_it_stopped(tm
     assert proc.returncode == 0, proc.stderr
     mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
     assert len(mine) > 3 and {r["verdict"] for r in mine.values()} == {"OK"}
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_a_thread_left_burning_is_frozen_between_steps_and_charged_in_them(tmp_path, make_player):
@@ -264,7 +264,7 @@ def test_players_start_before_the_match_and_their_start_up_is_not_charged_to_the
         assert first["wall_ms"] < first["start_ms"], first
     assert all("start_ms" not in r for r in records[2:])
     assert all(r["cpu_ms"] < 280 for r in records[2:])
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, monkeypatch):

@@ -5,6 +5,7 @@ its own scene), --verify, rerun, new-player, a series and a tournament."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,11 @@ def test_a_plugin_match_plays_replays_verifies_and_reruns(run):
     assert '"drawing":"svg"' in page and '"last":[' in page  # frames from its scene.py
     again = ok(run("rerun", "m1", "--step", "3"))
     assert "verdict: OK" in again
+    # without --scratch the rebuilt folder is a new temporary one, kept for the
+    # student to look into (and removed here: a suite run leaves nothing in /tmp)
+    seat = Path(again.split(", rebuilt in ", 1)[1].splitlines()[0])
+    assert (seat / "decision.txt").is_file() and seat.parts[-2:] == ("players", "p1")
+    shutil.rmtree(seat.parents[1])
 
 
 def test_plugin_boards_validate_by_name_and_bad_ones_say_where(run, tmp_path):

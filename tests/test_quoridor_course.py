@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, referee
+from conftest import ROOT, assert_verifies, referee
 
 from referee.core.runner import Limits, RunResult
 from referee.core.verdicts import Verdict, process_fault
@@ -45,8 +45,7 @@ def log(out: Path) -> list[dict]:
 
 
 def verified(out: Path) -> list[dict]:
-    proc = referee("replay", out, "--verify")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert_verifies(out)
     return log(out)
 
 
@@ -305,7 +304,7 @@ def test_rerun_reproduces_a_kept_alive_modules_steps(tmp_path):
     mine = [r for r in records if r["player"] == 1]
     wall_step = next(r for r in mine if r["applied"].startswith("W"))
     for record in (wall_step, mine[-1]):  # the random wall, and a step after it (the flag)
-        proc = referee("rerun", out, "--step", record["step"])
+        proc = referee("rerun", out, "--step", record["step"], "--scratch", tmp_path / f"rerun-{record['step']}")
         assert proc.returncode == 0, proc.stderr
         assert f"decision.txt: {record['decision'].strip()!r}" in proc.stdout
         assert "verdict: OK" in proc.stdout
@@ -349,7 +348,7 @@ def test_a_module_past_its_limit_is_judged_alike_by_the_match_and_rerun(tmp_path
     play(out, f"module:{module}", "builtin:random", extra=["--seed", "1", "--time-limit", time_limit])
     first = verified(out)[0]
     assert first["verdict"] == "TIMEOUT"
-    proc = referee("rerun", out, "--step", "1")
+    proc = referee("rerun", out, "--step", "1", "--scratch", tmp_path / "rerun")
     assert "verdict: TIMEOUT" in proc.stdout, proc.stdout
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import BOARDS, ROOT, referee
+from conftest import BOARDS, ROOT, assert_verifies, referee
 
 from referee.games.quoridor.part1_check import check
 
@@ -35,8 +35,7 @@ def log(out: Path) -> list[dict]:
 
 
 def verified(out: Path) -> list[dict]:
-    proc = referee("replay", out, "--verify")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert_verifies(out)
     return log(out)
 
 

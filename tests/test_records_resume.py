@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import BOARDS, referee
+from conftest import BOARDS, assert_verifies, referee
 from referee.core import trees
 
 
@@ -98,4 +98,4 @@ def test_resume_replaces_an_unfinished_game_whatever_its_player_left(tmp_path):
     assert again.returncode == 0, again.stderr
     assert (out / "standings.csv").read_text() == standings
     assert (folder / "result.yaml").exists() and not (seat / "d").exists()
-    assert referee("replay", folder, "--verify").returncode == 0
+    assert_verifies(folder)

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import BOARDS, read_log, referee
+from conftest import BOARDS, read_log, referee, verify
 from referee.core import cgroups, sandbox as sandbox_mod
 from referee.replay import frames, load
 
@@ -107,6 +107,12 @@ class Rogue:
         return value[mode] if isinstance(value, dict) else value
 
 
+# The gallery's wall limit is 10 s, far past what a rogue that then decides
+# needs on a busy machine (a Python start-up, or a sleep of a second after
+# its attack): OK must not turn into TIMEOUT under load.  The rogues that
+# must time out keep 2.5 s and stop or sleep for longer than that.
+TIMES_OUT = ("--set", "hard_time=2.5")
+
 ROGUES: dict[str, Rogue] = {
     # --- hanging the referee with the decision file
     "fifo_decision": Rogue("os.mkfifo('decision.txt')", "MALFORMED"),
@@ -119,7 +125,7 @@ ROGUES: dict[str, Rogue] = {
     "huge_decision": Rogue("decide('1 ' * 600000)", "MALFORMED"),
     "binary_decision": Rogue("open('decision.txt', 'wb').write(b'\\x00\\xff\\xfe\\x80 9 9')",
                              "MALFORMED"),
-    "decides_then_sleeps": Rogue("decide(); time.sleep(30)", "TIMEOUT"),
+    "decides_then_sleeps": Rogue("decide(); time.sleep(30)", "TIMEOUT", options=TIMES_OUT),
     # --- changing the other seat's game
     "forges_other_board": Rogue("tried(lambda: open('../p2/Board.txt', 'w').write('0 0 0\\n' * 6))", every=True),
     "forges_other_snapshot": Rogue(
@@ -156,13 +162,13 @@ ROGUES: dict[str, Rogue] = {
     # --- the clock
     "stops_referee_and_thinks": Rogue(
         "tried(lambda: os.kill(referee_pid(), signal.SIGSTOP)); time.sleep(4); decide()",
-        "TIMEOUT"),
+        "TIMEOUT", options=TIMES_OUT),
     "stops_host_resumes_later": Rogue(
         "host = os.getppid()\n"
         "if os.fork() == 0:\n"
         "    os.setsid(); time.sleep(3.5); tried(lambda: os.kill(host, signal.SIGCONT)); os._exit(0)\n"
         "tried(lambda: os.kill(host, signal.SIGSTOP)); decide()",
-        {"bwrap": "OK", "none": "TIMEOUT"}, sandbox_only=True),
+        {"bwrap": "OK", "none": "TIMEOUT"}, sandbox_only=True, options=TIMES_OUT),
     "kills_its_host": Rogue("tried(lambda: os.kill(os.getppid(), signal.SIGKILL)); time.sleep(1); decide()",
                             {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
     "forges_host_reply": Rogue(  # if taken, the referee reads decision.txt before it is written
@@ -330,9 +336,11 @@ ROGUES: dict[str, Rogue] = {
 
 
 def _program(folder: Path, name: str, body: str, python: str = sys.executable) -> str:
+    """The command line of a player program (only the standard library: no
+    site-packages to set up at each of its steps, ``-I -S``)."""
     path = folder / f"{name}.py"
     path.write_text(body, encoding="utf-8")
-    return f"{python} {path}"
+    return f"{python} -I -S {path}"
 
 
 def _survivors(token: str) -> list[int]:
@@ -423,7 +431,7 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
             "--quiet", "--policy", "random", "--sandbox", mode, "--time-limit", "1",
             *(f"--pass-env={name}" for name in ("ROGUE_TOKEN", "ROGUE_PORT", "ROGUE_SOCKET", "ROGUE_TMP_MARK",
                                                     "ROGUE_HOME_MARK")),
-            "--set", "hard_time=2.5", "--set", "cpu_time=2", *rogue.options]
+            "--set", "hard_time=10", "--set", "cpu_time=2", *rogue.options]
     try:
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
     finally:
@@ -451,15 +459,15 @@ def test_rogue(tmp_path, name, mode):
 def check_rogue(rogue: Rogue, mode: str, proc, out: Path, survivors: list[int]) -> None:
     """Everything the gallery promises about one rogue's match."""
     assert not survivors, f"{len(survivors)} processes outlived the match"
-    verify = rogue.expect("verify", mode)
-    checked = referee("replay", out, "--verify")
-    if verify == "unfinished":
+    expected_verify = rogue.expect("verify", mode)
+    checked = verify(out)
+    if expected_verify == "unfinished":
         assert proc.returncode != 0 and not (out / "result.yaml").exists()
-        assert checked.returncode == 1 and "UNFINISHED" in checked.stderr, checked.stderr
+        assert not checked.ok and checked.unfinished, checked
         return
     assert proc.returncode == 0, proc.stderr
-    if verify == "failed":  # the player wrote into the record: verify must catch it
-        assert checked.returncode == 1 and "FAILED" in checked.stderr, checked.stderr
+    if expected_verify == "failed":  # the player wrote into the record: verify must catch it
+        assert not checked.ok and not checked.unfinished, checked
         return
     records = read_log(out)
     result = yaml.safe_load((out / "result.yaml").read_text())
@@ -471,7 +479,7 @@ def check_rogue(rogue: Rogue, mode: str, proc, out: Path, survivors: list[int]) 
     assert records[0]["verdict"] in allowed, records[0].get("message")
     assert check_witness(out) >= 1
     assert {r["verdict"] for r in records if r["player"] == 2} <= {"OK", "LATE"}
-    assert checked.returncode == 0, checked.stderr
+    assert checked.ok, checked.message
     if rogue.check == "no_passwd":
         assert "root:" not in (out / "log.jsonl").read_text()
     if rogue.check == "forks_noted" and cgroups.available():  # the log says why its forks failed

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import BOARDS, read_log, referee
+from conftest import BOARDS, read_log, referee, verify
 from referee.core import trees
 from test_rogues import MODES, Rogue, check_rogue, run_rogue
 
@@ -135,8 +135,8 @@ def test_a_player_that_fills_the_disk_loses_the_match_it_is_never_voided(small_d
     result = yaml.safe_load((out / "result.yaml").read_text())
     assert result["winner"] == 2 and "DISK_LIMIT" in result["reason"]
     assert shutil.disk_usage(small_disk).free > 4 << 20  # the seat's files are gone
-    checked = referee("replay", out, "--verify")
-    assert checked.returncode == 0, checked.stderr
+    checked = verify(out)
+    assert checked.ok, checked.message
 
 
 KILLS_REFEREE = '''
@@ -200,7 +200,7 @@ def test_what_a_player_writes_reaches_the_terminal_made_visible(tmp_path):
     assert shown[0].returncode == 0, shown[0].stderr
     assert read_log(out)[0]["verdict"] == "MALFORMED"
     shown.append(referee("replay", out, "--step", "1"))
-    shown.append(referee("rerun", out, "--step", "1"))
+    shown.append(referee("rerun", out, "--step", "1", "--scratch", tmp_path / "rerun"))
     for proc in shown:
         text = proc.stdout + proc.stderr
         assert "\x1b" not in text and "\r" not in text and "\u202e" not in text, text

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from conftest import BOARDS, play_match, read_log, referee
+from conftest import BOARDS, assert_verifies, play_match, read_log, referee
 from referee.core.clock import SeatClock
 from referee.core.runner import Limits
 
@@ -73,7 +73,7 @@ def test_a_seat_that_spends_its_bank_times_out_and_the_log_adds_up(tmp_path, mak
             assert record["bank_ms"] == pytest.approx(bank * 1000, abs=0.2)
     assert mine[-1]["bank_ms"] == 0.0
     assert mine[-1]["wall_ms"] >= bank * 1000  # it had the whole bank left before it was stopped
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_an_increment_keeps_a_steady_player_going(tmp_path, make_player):
@@ -112,7 +112,7 @@ def test_verify_recomputes_the_bank_from_the_wall_times(tmp_path, make_player):
     out = tmp_path / "m"
     play_match("cantris", out, make_player("s", SLEEPER.format(sleep=0.01, hang_at=1000)), "builtin:random",
                seed=3, board=BOARDS / "cantris" / "6x3-1.txt", extra=("--set", "time_bank=30"))
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
     lines = (copy / "log.jsonl").read_text().splitlines()

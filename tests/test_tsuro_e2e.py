@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import play_match, referee
+from conftest import assert_verifies, play_match, referee
 
 
 def play(out: Path, *players: str, seed: int = 3, extra=()) -> dict:
@@ -34,7 +34,7 @@ def test_two_players_replay_identically_and_hands_stay_hidden(tmp_path):
     assert (first["final_hash"], first["ranking"]) == (again["final_hash"], again["ranking"])
     assert [r["kind"] for r in records[:2]] == ["setup", "setup"] and records[2]["kind"] == "play"
     assert all(r["verdict"] == "OK" for r in records)
-    assert referee("replay", tmp_path / "a", "--verify").returncode == 0
+    assert_verifies(tmp_path / "a")
     # the match's own snapshots show every hand; each player's show its own only
     full = hand_lines((tmp_path / "a" / "step_logs" / "step_0.txt").read_text())
     assert all(words and words[0] != "hidden" for words in full.values())
@@ -56,7 +56,7 @@ def test_four_players_with_a_student_template(tmp_path):
     assert all(r["verdict"] == "OK" for r in records)
     assert {r["player"] for r in records} == {1, 2, 3, 4}
     assert sorted(p for group in result["ranking"] for p in group) == [1, 2, 3, 4]
-    assert referee("replay", tmp_path / "m", "--verify").returncode == 0
+    assert_verifies(tmp_path / "m")
 
 
 FAULTY = """
@@ -82,7 +82,7 @@ def test_eight_players_one_is_ejected_and_the_game_goes_on(tmp_path, make_player
     assert all(r["player"] != 2 for r in records if r["step"] > bad[0]["step"])
     assert result["players"][2]["status"] == "ejected"
     assert sorted(p for group in result["ranking"] for p in group) == list(range(1, 9))
-    assert referee("replay", tmp_path / "m", "--verify").returncode == 0
+    assert_verifies(tmp_path / "m")
 
 
 def test_a_forfeit_does_not_rank_players_already_out_with_the_survivors(tmp_path, make_player):
@@ -111,4 +111,4 @@ def test_a_forfeit_does_not_rank_players_already_out_with_the_survivors(tmp_path
     assert set(result["ranking"][0]) == still - {1}
     assert result["ranking"][1] == [1]
     assert set(result["ranking"][-1]) == {1, 2, 3, 4} - still
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)

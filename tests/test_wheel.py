@@ -62,6 +62,12 @@ def run(*argv: object, cwd: Path | None = None) -> None:
     assert proc.returncode == 0, f"{argv}: {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
 
 
+def pip_install(python: Path, *args: object) -> None:
+    """``pip install ARGS`` into the venv of ``python`` with this test run's
+    pip (the venvs here have none of their own)."""
+    run(sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", python, "install", "-q", *args)
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Installed:
     base = tmp_path_factory.mktemp("wheel")
@@ -77,10 +83,13 @@ def installed(tmp_path_factory) -> Installed:
     dist = base / "dist"
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", dist, source)
     wheel = next(dist.glob("referee-*.whl"))
+    # A venv without a pip of its own, filled by this test run's pip
+    # (``--python``): ensurepip alone costs ~7 s of CPU, more than the rest of
+    # the install.
     venv = base / "venv"
-    run(sys.executable, "-m", "venv", venv)
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
     bin_dir = venv / ("Scripts" if WINDOWS else "bin")
-    run(bin_dir / ("python.exe" if WINDOWS else "python"), "-m", "pip", "install", "-q", wheel)
+    pip_install(bin_dir / ("python.exe" if WINDOWS else "python"), wheel)
     work = base / "work"
     work.mkdir()
     return Installed(wheel, bin_dir, work)
@@ -180,7 +189,7 @@ def connect4(installed, tmp_path_factory) -> Installed:
     source = dist / "source"
     shutil.copytree(EXAMPLE, source, ignore=SOURCE_IGNORE)
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", dist, source)
-    run(installed.python, "-m", "pip", "install", "-q", "--no-deps", next(dist.glob("*.whl")))
+    pip_install(Path(installed.python), "--no-deps", next(dist.glob("*.whl")))
     return installed
 
 
@@ -216,7 +225,7 @@ def test_a_plugin_game_runs_a_tournament_from_its_wheel(connect4):
 
 def test_new_game_installs_with_pip_install_e_and_plays(installed):
     assert installed.referee("new-game", "pebbles").returncode == 0
-    run(installed.python, "-m", "pip", "install", "-q", "--no-deps", "-e", installed.work / "pebbles")
+    pip_install(Path(installed.python), "--no-deps", "-e", installed.work / "pebbles")
     out = installed.work / "pebbles-match"
     # in the sandbox: it shows the built-in players their game's package, outside the venv
     proc = installed.referee("play", "pebbles", "--player", "builtin:greedy", "--player",
@@ -224,3 +233,26 @@ def test_new_game_installs_with_pip_install_e_and_plays(installed):
     assert proc.returncode == 0, proc.stderr
     result = yaml.safe_load((out / "result.yaml").read_text())
     assert result["steps"] == 12 and {v for c in result["verdicts"].values() for v, n in c.items() if n} == {"OK"}
+
+
+def test_docs_are_found_and_human_without_the_web_extra_plays_at_the_terminal(installed):
+    """The wheel alone (no `web` extra): `referee docs` points into the venv,
+    and `human` typed at a terminal on a desktop plays there, saying why."""
+    listing = installed.referee("docs")
+    assert listing.returncode == 0, listing.stderr
+    where = Path(listing.stdout.splitlines()[0].split(": ", 1)[1])
+    assert where.resolve().is_relative_to(installed.bin.parent.resolve()) and (where / "browser.md").is_file()
+    assert installed.referee("docs", "browser").stdout.startswith("# Playing in the browser")
+    if WINDOWS:
+        return
+    from terminal import Terminal
+
+    term = Terminal(["play", "cantris", "--player", "human", "--player", "builtin:random", "--seed", "1",
+                     "--out", str(installed.work / "human"), "--no-color"],
+                    {**clean_env(), "DISPLAY": ":99"}, installed.work,
+                    exe=installed.bin / "referee")
+    term.read_until(r"step 1, player 1 \(play\)> ")
+    term.type("resign")
+    assert term.finish() == 0
+    assert term.text.startswith("player 1 (human) plays here in the terminal: the web extra is not "
+                                "installed (pip install 'referee[web]'); --player human:web plays in the browser\n")

@@ -30,6 +30,7 @@ HUMAN_SPECS = (AUTO, TERMINAL, WEB)
 """Every spelling of a person's seat (``--player`` values, and the commands
 match.yaml records for one: ``human`` for the terminal, ``human:web``)."""
 
+
 def is_human(spec: object) -> bool:
     """True for ``human``, ``human:terminal`` and ``human:web``."""
     return isinstance(spec, str) and spec.strip() in HUMAN_SPECS
@@ -44,11 +45,6 @@ class Choice:
     why: str | None = None  # why the terminal, when the browser was not chosen
     automatic: bool = False  # ``human``: the referee chose
     stdin_tty: bool = True
-
-    @property
-    def spec(self) -> str:
-        """The spelling that chooses the same seat explicitly."""
-        return WEB if self.web else TERMINAL
 
     def browser_words(self, player: int) -> tuple[str, str]:
         """What the console says before and after a browser seat's URL."""
@@ -100,6 +96,7 @@ def web_extra_installed() -> bool:
 
 
 def stdin_is_terminal() -> bool:
+    """The referee's standard input is a terminal (a person typing)."""
     try:
         return sys.stdin is not None and sys.stdin.isatty()
     except (ValueError, OSError):  # closed or detached

@@ -374,6 +374,8 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         if not isinstance(inner, ProcessAgent):
             raise InputError(f"{spec!r}: only a program can be persistent")
         return ProcessAgent(spec, inner.argv, game.name, limits, persistent=True)
+    if spec.lower().startswith("human:") and not humans.is_human(spec):
+        raise InputError(f"{spec!r}: a person plays as {', '.join(humans.HUMAN_SPECS)}")
     if humans.is_human(spec):
         choice = humans.choose_here(spec)
         if choice.web:
