@@ -161,7 +161,7 @@ def _key_line(text: str, key: str) -> int | None:
               help="Soft time limit per step in seconds (hard limit: twice it).")
 @click.option("--policy", type=click.Choice(["forfeit", "eject", "random"]), help="What a fault costs.")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A game setting or limit.")
-@click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options (docs/config.md).")
+@click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options (referee docs config).")
 @click.option("--replace", is_flag=True, default=None, help="Overwrite --out if it exists.")
 @click.option("--color/--no-color", default=None, help="Colour the boards (default: on a terminal).")
 @click.option("--show-output", is_flag=True, default=None, help="Print each step's stdout/stderr.")
@@ -170,7 +170,7 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--pass-env", "pass_env", multiple=True, metavar="NAME",
               help="An environment variable of yours that players get too (repeatable).")
 @click.option("--games", type=int,
-              help="Play a paired series of N games (seats swapped; see docs/series.md).")
+              help="Play a paired series of N games (seats swapped; referee docs series).")
 @click.option("--boards", "board_sets", multiple=True, metavar="DIR",
               help="Series boards, drawn in turn: a folder, a file or a pattern (repeatable).")
 @click.option("--sprt", metavar="SPEC",

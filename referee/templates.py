@@ -129,5 +129,5 @@ def _rules_label(game) -> str:
     """Where the README sends a student for the rules: the referee's docs
     folder for its own games, the file itself for a plugin's."""
     if game.home is None:
-        return f"docs/games/{game.name}.md in the referee's documentation"
+        return f"`referee docs {game.name}` prints it"
     return str(game.rules_file())

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import select
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ import pytest
 import yaml
 
 from conftest import read_log, referee
+from terminal import Terminal
 from referee.core.humans import HUMAN_SPECS, choose, graphical_session, is_human
 
 LINUX_DESKTOP = {"DISPLAY": ":0"}
@@ -83,50 +82,6 @@ def environment(display: str | None) -> dict[str, str]:
     if display is not None:
         env["DISPLAY"] = display
     return env
-
-
-class Terminal:
-    """`referee ARGS` with a pseudo-terminal as its stdin, stdout and stderr."""
-
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
-        exe = Path(sys.executable).with_name("referee")
-        self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen([str(exe), *args], stdin=slave, stdout=slave, stderr=slave,
-                                     env=env, cwd=cwd, close_fds=True, start_new_session=True)
-        os.close(slave)
-        self.text = ""
-
-    def read_until(self, pattern: str, timeout: float = 120) -> re.Match:
-        """Read until ``pattern`` shows (a generous deadline: events, not timing)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = re.search(pattern, self.text)
-            if found:
-                return found
-            left = deadline - time.monotonic()
-            assert left > 0, f"never saw {pattern!r} in:\n{self.text}"
-            ready, _, _ = select.select([self.master], [], [], left)
-            if ready:
-                try:
-                    chunk = os.read(self.master, 65536)
-                except OSError:  # EIO: the referee closed the terminal (exited)
-                    chunk = b""
-                if not chunk:
-                    assert re.search(pattern, self.text), f"exited before {pattern!r}:\n{self.text}"
-                self.text += chunk.decode("utf-8", "replace").replace("\r\n", "\n")
-
-    def type(self, line: str) -> None:
-        os.write(self.master, line.encode() + b"\n")
-
-    def finish(self) -> int:
-        try:
-            self.read_until(r"match folder: .*\n")
-            return self.proc.wait(timeout=60)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
-            os.close(self.master)
 
 
 def play_on_a_terminal(tmp_path: Path, spec: str, display: str | None, *extra: str) -> Terminal:
@@ -209,7 +164,7 @@ def test_piped_moves_keep_the_terminal_whatever_the_display(tmp_path):
     assert yaml.safe_load((tmp_path / "m1" / "match.yaml").read_text())["players"][0]["command"] == "human"
 
     # A person cannot be rerun: one line, whichever spelling.
-    for args in ((), ("--player", "human:terminal"), ("--player", "human:web"), ("--player", "human")):
+    for args in ((), ("--player", "human:web")):
         proc = referee("rerun", tmp_path / "m1", "--step", 1, *args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1

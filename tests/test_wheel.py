@@ -233,3 +233,26 @@ def test_new_game_installs_with_pip_install_e_and_plays(installed):
     assert proc.returncode == 0, proc.stderr
     result = yaml.safe_load((out / "result.yaml").read_text())
     assert result["steps"] == 12 and {v for c in result["verdicts"].values() for v, n in c.items() if n} == {"OK"}
+
+
+def test_docs_are_found_and_human_without_the_web_extra_plays_at_the_terminal(installed):
+    """The wheel alone (no `web` extra): `referee docs` points into the venv,
+    and `human` typed at a terminal on a desktop plays there, saying why."""
+    listing = installed.referee("docs")
+    assert listing.returncode == 0, listing.stderr
+    where = Path(listing.stdout.splitlines()[0].split(": ", 1)[1])
+    assert where.resolve().is_relative_to(installed.bin.parent.resolve()) and (where / "browser.md").is_file()
+    assert installed.referee("docs", "browser").stdout.startswith("# Playing in the browser")
+    if WINDOWS:
+        return
+    from terminal import Terminal
+
+    term = Terminal(["play", "cantris", "--player", "human", "--player", "builtin:random", "--seed", "1",
+                     "--out", str(installed.work / "human"), "--no-color"],
+                    {**clean_env(), "DISPLAY": ":99"}, installed.work,
+                    exe=installed.bin / "referee")
+    term.read_until(r"step 1, player 1 \(play\)> ")
+    term.type("resign")
+    assert term.finish() == 0
+    assert term.text.startswith("player 1 (human) plays here in the terminal: the web extra is not "
+                                "installed (pip install 'referee[web]'); --player human:web plays in the browser\n")

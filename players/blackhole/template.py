@@ -8,7 +8,7 @@ player's private folder.  Read the board, decide, save the decision.
 
 To keep the program alive between steps (no start-up cost per step, and your
 variables survive), run it as --player "persistent:python3 player.py"; nothing
-here changes (docs/protocol.md, "Persistent players")."""
+here changes (referee docs protocol, "Persistent players")."""
 from referee_sdk import read_ckbd, read_state, run, save_decision
 from referee_sdk.blackhole import DIRECTIONS, SIZE
 

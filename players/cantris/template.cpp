@@ -7,7 +7,7 @@
 // private folder.  Read the board, decide, save the decision.
 //
 // To keep it alive between steps (your variables survive), run it as
-// --player persistent:./player; nothing here changes (docs/protocol.md).
+// --player persistent:./player; nothing here changes (referee docs protocol).
 #define REFEREE_MAIN  // referee_sdk.hpp provides main(), which calls play_games(step)
 #include "referee_sdk.hpp"
 

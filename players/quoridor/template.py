@@ -10,7 +10,7 @@ grid points (grid line k runs above row k and left of column k).
 
 To keep the program alive between steps (no start-up cost per step, and your
 variables survive), run it as --player "persistent:python3 player.py"; nothing
-here changes (docs/protocol.md, "Persistent players")."""
+here changes (referee docs protocol, "Persistent players")."""
 from referee_sdk import read_ckbd, read_state, run, save_decision
 
 SIZE = 9

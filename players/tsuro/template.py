@@ -10,7 +10,7 @@ tile i, turned rot quarter turns clockwise, on cell (r, c)).
 
 To keep the program alive between steps (no start-up cost per step, and your
 variables survive), run it as --player "persistent:python3 player.py"; nothing
-here changes (docs/protocol.md, "Persistent players")."""
+here changes (referee docs protocol, "Persistent players")."""
 from referee_sdk import read_board, read_state, run, save_decision
 from referee_sdk.tsuro import SIZE, across, exit_port
 

@@ -208,7 +208,7 @@ def _play(spec: MatchSpec, index: int) -> list[bool]:
 
 def _judge_protocol(check: Check, seats: Sequence[Check], restarts: list[bool]) -> None:
     check.fix = "use the SDK's run(play_games), which speaks it: wait for 'step K' on stdin, " \
-                "write decision.txt, print 'done' (docs/protocol.md)"
+                "write decision.txt, print 'done' (referee docs protocol)"
     if not seats_mod.available():
         check.message = "not checked here: persistent players need the seat host (Linux)"
         return

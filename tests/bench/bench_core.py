@@ -13,9 +13,12 @@ work in a step is that time less the player's run as the log records it
 (request to reply).
 
 The machine is shared and noisy, so the baseline and the modes are measured
-in interleaved rounds (a few bare spawns, then a match in each mode, again
-and again), and every figure is a median over steps: a burst of load then
-touches them all alike and moves no median much.
+in interleaved rounds (a few bare spawns, then a match in each mode, each
+followed by a few bare spawns again), and every figure is a median over
+steps: a burst of load then touches them all alike and moves no median much.
+The paired row divides each match's median step by the median of the bare
+spawns just before and after it, and takes the median of those ratios: load
+that changes over seconds falls on both sides of each ratio.
 
 The last rows give the same comparison in CPU time, which load moves far
 less: the player's own CPU (its bare run's: the same program on the same
@@ -155,7 +158,7 @@ MODES = {  # name: (sandbox, REFEREE_RUNNER)
     "no sandbox, spawned by the referee": ("none", "direct"),
 }
 ROUNDS = int(os.environ.get("ROUNDS", 12))
-BARE_PER_ROUND = 10
+BARE_BETWEEN = 4  # bare spawns before the first match and after each
 
 
 def main() -> None:
@@ -169,14 +172,16 @@ def main() -> None:
     runs = {name: [] for name in modes}
     cpu = {name: [] for name in modes}
     hosts = {name: [] for name in modes}
+    paired: dict[str, list[float]] = {name: [] for name in modes}  # each match / the bare spawns around it
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "player.py").write_text(PLAYER)
         (root / "bare").mkdir()
         argv = [sys.executable, "-S", str(root / "player.py")]
         command = " ".join(argv)
+        median = statistics.median
+        batches = [bare_spawn(root / "bare", argv, BARE_BETWEEN, bare_cpu)]
         for seed in range(1, ROUNDS + 1):
-            bare += bare_spawn(root / "bare", argv, BARE_PER_ROUND, bare_cpu)
             for name, (sandbox, runner) in modes.items():
                 os.environ["REFEREE_RUNNER"] = runner
                 took, ran = timed_match(MatchSpec("cantris", [command, command], board=BOARD, seed=seed,
@@ -184,7 +189,9 @@ def main() -> None:
                                         cpu[name], hosts[name])
                 steps[name] += took
                 runs[name] += ran
-    median = statistics.median
+                batches.append(bare_spawn(root / "bare", argv, BARE_BETWEEN, bare_cpu))
+                paired[name].append(median(took) / median(batches[-2] + batches[-1]))
+        bare = [t for batch in batches for t in batch]
     base = median(bare) * 1000
     rows = [(f"bare spawn of the player (median of {len(bare)})", f"{base:.2f} ms", "1.00")]
     # The same in CPU time, which load moves far less than wall time: the
@@ -200,6 +207,8 @@ def main() -> None:
         rows += [
             (f"{name}: referee per step (median of {len(steps[name])})", f"{per_step:.2f} ms",
              f"{per_step / base:.2f}"),
+            (f"  paired: each match / the bare spawns just before and after it (median of {len(paired[name])})",
+             "", f"{median(paired[name]):.2f}"),
             ("  of which the player run (request to reply)", f"{run:.2f} ms", f"{run / base:.2f}"),
             ("  of which the referee's own work", f"{own:.2f} ms", f"{own / base:.2f}"),
             ("  the referee's CPU per step: main thread / all threads",

@@ -13,7 +13,9 @@ the first non-empty cell, seats swapped in pairs):
 - ``referee play --games N --jobs 1`` with those players, persistent and
   spawned, with the default sandbox and with ``--sandbox none``: the whole
   command's wall time over N (its own start-up included, spread over the
-  games), as ratios against the floor of its kind;
+  games), as ratios against the floor of its kind; and what each game costs
+  beyond what every series pays once (the CLI's and the fork server's
+  start-up, the summary): the N-game series less a 2-game one (a pair), over N - 2;
 - step 1 against the later steps: each persistent game's first step wall
   over the median of its later ones (as logged), the median over games.
 
@@ -51,21 +53,22 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def series(root: Path, player: str, sandbox: str, tag: str) -> tuple[float, float, list[Path]]:
-    """(wall and CPU seconds of ``referee play --games GAMES --jobs 1``, its game folders)."""
+def series(root: Path, player: str, sandbox: str, tag: str, games: int = GAMES
+           ) -> tuple[float, float, list[Path]]:
+    """(wall and CPU seconds of ``referee play --games N --jobs 1``, its game folders)."""
     out = root / tag
     argv = [PYTHON, "-m", "referee", "play", "cantris", "--board", str(BOARD),
-            "--player", player, "--player", player, "--games", str(GAMES), "--jobs", "1",
+            "--player", player, "--player", player, "--games", str(games), "--jobs", "1",
             "--seed", "1", "--sandbox", sandbox, "--out", str(out)]
     start, cpu = time.perf_counter(), children_cpu()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     took, cpu = time.perf_counter() - start, children_cpu() - cpu
-    games = sorted(p.parent for p in (out / "games").glob("*/log.jsonl"))
-    assert len(games) == GAMES, games
-    for game in games:  # a forfeit would be measured as a fast game
+    found = sorted(p.parent for p in (out / "games").glob("*/log.jsonl"))
+    assert len(found) == games, found
+    for game in found:  # a forfeit would be measured as a fast game
         assert all(json.loads(line)["verdict"] == "OK"
                    for line in (game / "log.jsonl").read_text().splitlines()), game
-    return took, cpu, games
+    return took, cpu, found
 
 
 def walls(game: Path) -> list[float]:
@@ -83,10 +86,11 @@ def main() -> None:
         (root / "bare").mkdir()
         kept = [PYTHON, "-S", str(root / "trivial.py")]
         spawned = [PYTHON, "-S", str(root / "player.py")]
-        runs = {}
+        runs, ones = {}, {}
         for sandbox in sandboxes:
-            runs["persistent", sandbox] = series(root, "persistent:" + " ".join(kept), sandbox, f"p-{sandbox}")
-            runs["spawned", sandbox] = series(root, " ".join(spawned), sandbox, f"s-{sandbox}")
+            for kind, player in (("persistent", "persistent:" + " ".join(kept)), ("spawned", " ".join(spawned))):
+                runs[kind, sandbox] = series(root, player, sandbox, f"{kind}-{sandbox}")
+                ones[kind, sandbox] = series(root, player, sandbox, f"{kind}-{sandbox}-2", games=2)
         games = runs["persistent", sandboxes[0]][2]
         cpu = children_cpu()
         floor_kept = statistics.mean(bare_match(root, game, kept, f"b{i}-") for i, game in enumerate(games))
@@ -109,6 +113,14 @@ def main() -> None:
         name = "default sandbox" if sandbox == "auto" else "--sandbox none"
         rows.append((f"play --games {GAMES} --jobs 1, {kind}, {name}: per game",
                      f"{took / GAMES * 1000:.1f} ms", f"{took / GAMES / floor:.2f}"))
+    # What a game costs beyond what every series pays once (the CLI's and the
+    # fork server's start-up, the summary): the N-game series less a 1-game one.
+    for (kind, sandbox), (took, _, _) in runs.items():
+        floor = floor_kept if kind == "persistent" else floor_spawned
+        name = "default sandbox" if sandbox == "auto" else "--sandbox none"
+        extra = (took - ones[kind, sandbox][0]) / (GAMES - 2)
+        rows.append((f"  each game beyond a pair ({GAMES} games less 2), {kind}, {name}",
+                     f"{extra * 1000:.1f} ms", f"{extra / floor:.2f}"))
     rows += [("CPU, floor, kept alive: per game", f"{cpu_kept * 1000:.1f} ms", "1.00"),
              (f"CPU, floor, spawned: {steps:.0f} steps x one bare spawn's CPU ({cpu_spawn * 1000:.1f} ms)",
               f"{steps * cpu_spawn * 1000:.1f} ms", "1.00")]
@@ -117,6 +129,12 @@ def main() -> None:
         name = "default sandbox" if sandbox == "auto" else "--sandbox none"
         rows.append((f"CPU, play --games {GAMES} --jobs 1, {kind}, {name}: per game",
                      f"{cpu / GAMES * 1000:.1f} ms", f"{cpu / GAMES / floor:.2f}"))
+    for (kind, sandbox), (_, cpu, _) in runs.items():
+        floor = cpu_kept if kind == "persistent" else steps * cpu_spawn
+        name = "default sandbox" if sandbox == "auto" else "--sandbox none"
+        extra = (cpu - ones[kind, sandbox][1]) / (GAMES - 2)
+        rows.append((f"  CPU, each game beyond a pair, {kind}, {name}",
+                     f"{extra * 1000:.1f} ms", f"{extra / floor:.2f}"))
     rows.append((f"persistent, {'default sandbox' if sandboxes[0] == 'auto' else '--sandbox none'}: "
                  "step 1 wall / median later step (median of games)", "", f"{statistics.median(first):.2f}"))
     print(f"(load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
