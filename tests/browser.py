@@ -2,7 +2,7 @@
 scripts ran, and screenshots.  Tests that need it skip with the reason when
 no browser is installed (`.ci/run` installs one when it runs as root).
 
-One browser per test process, started at the first page and driven through
+One browser per test module, started at the first page and driven through
 Playwright (the test extra; nothing is downloaded: it runs Debian's
 chromium): a page costs a new tab, not a browser start-up (~1 s of CPU each,
 35 of them in test_html_replay alone).  Without Playwright each page is a
@@ -34,8 +34,9 @@ _shared: list = []  # [playwright, browser] once started
 
 def shared_browser():
     """This test process's Playwright browser (started on first use, closed
-    by close_shared_browser at the end of the session), or None without
-    Playwright."""
+    by close_shared_browser after the test module: Playwright's sync API
+    allows one instance at a time, and test_web_play and test_web_watch
+    start their own), or None without Playwright."""
     if sync_playwright is None:
         return None
     if not _shared:

@@ -83,11 +83,23 @@ def pytest_xdist_make_scheduler(config, log):
     return SharedFixtureScheduling(config, log)
 
 
-def pytest_sessionfinish(session, exitstatus) -> None:
-    """Stop the browser tests/browser.py shares among this process's tests."""
+def _close_shared_browser() -> None:
     shared = sys.modules.get("browser")
     if shared is not None and hasattr(shared, "close_shared_browser"):
         shared.close_shared_browser()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem) -> None:
+    """The browser tests/browser.py shares lives for one module: Playwright's
+    sync API runs one instance per thread, and test_web_play and
+    test_web_watch start their own."""
+    if nextitem is None or nextitem.path != item.path:
+        _close_shared_browser()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    _close_shared_browser()
 
 
 def interruptible() -> None:
