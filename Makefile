@@ -23,7 +23,9 @@ $(STAMP): setup.cfg pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ needed"' 
 	@$(PYTHON) -m venv $(VENV) || { echo "make: could not create $(VENV); on Debian/Ubuntu run: sudo apt-get install python3-venv" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# (setuptools' notice about editable installs of a flat layout is for
+	@# package authors, and the .pth line below replaces what it is about)
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[test]'
 	@# setuptools' editable install makes every Python this venv starts import
 	@# an import-hook finder (and pathlib): ~40 ms of CPU each, paid by every
 	@# referee, built-in and test player the suite starts.  For this flat
