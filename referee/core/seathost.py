@@ -88,10 +88,17 @@ def _proc(path: str) -> bytes:
         os.close(fd)
 
 
+def _stat_fields(stat_path: str) -> list[bytes]:
+    """The fields of a /proc stat file after the command name (which may hold
+    spaces and parentheses): [0] is the state, [11:15] utime, stime, cutime,
+    cstime."""
+    return _proc(stat_path).rsplit(b")", 1)[1].split()
+
+
 def _state(stat_path: str) -> bytes:
     """The state letter (R, S, D, Z, ...) in a /proc stat file (OSError or
     IndexError if it is gone)."""
-    return _proc(stat_path).rsplit(b")", 1)[1].split()[0]
+    return _stat_fields(stat_path)[0]
 
 
 def _children() -> list[int]:
@@ -851,7 +858,7 @@ def _own_cpu(pid: int) -> float:
     except (OSError, ValueError, IndexError):
         pass
     try:
-        fields = _proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
+        fields = _stat_fields(f"/proc/{pid}/stat")
         return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
     except (OSError, ValueError, IndexError):
         return 0.0
@@ -860,7 +867,7 @@ def _own_cpu(pid: int) -> float:
 def _reaped_cpu(pid: int) -> float:
     """CPU seconds of the children ``pid`` has reaped (/proc's cutime and cstime)."""
     try:
-        fields = _proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
+        fields = _stat_fields(f"/proc/{pid}/stat")
         return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
     except (OSError, ValueError, IndexError):
         return 0.0

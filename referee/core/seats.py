@@ -406,7 +406,8 @@ def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:
     """Start persistent players before the match's first step, as many at a
     time as there are cores, each waited for until it is idle (blocked with
     no CPU used: its start-up done) or for at most its seconds.  Its start-up
-    is not charged, wall time or CPU (as between steps).  A host that fails here is started afresh at that step."""
+    is not charged, wall time or CPU (as between steps).  A host that fails
+    here is started afresh at that step."""
     replies = _exchange([(host, request, wait + GRACE_S) for host, request, wait in asks], usable_cores())
     for (host, _, _), (reply, wall) in zip(asks, replies):
         if reply is None or "host_error" in reply:
