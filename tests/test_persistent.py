@@ -351,6 +351,22 @@ def test_a_tournament_entrant_can_be_persistent(tmp_path):
             assert player.get("persistent", False) == (player["name"] == "kept")
 
 
+def test_without_a_seat_host_a_kept_alive_program_is_warned_of_and_a_built_in_is_not(
+        tmp_path, make_player, monkeypatch):
+    # A built-in is kept alive only to save start-ups: started afresh every
+    # step it decides the same, so no warning; a program asked to be kept
+    # alive would lose what it keeps in memory, and is told.
+    monkeypatch.setenv("REFEREE_RUNNER", "direct")
+    board = BOARDS / "cantris" / "8x4-1.txt"
+    warning = "persistent players are started afresh every step here"
+    builtins = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                       "--board", board, "--out", tmp_path / "a", "--quiet")
+    assert builtins.returncode == 0 and warning not in builtins.stderr, builtins.stderr
+    kept = referee("play", "cantris", "--player", f"persistent:{_program(make_player)}",
+                   "--player", "builtin:random", "--board", board, "--out", tmp_path / "b", "--quiet")
+    assert kept.returncode == 0 and warning in kept.stderr, kept.stderr
+
+
 def test_persistent_needs_a_program(tmp_path):
     proc = referee("play", "cantris", "--player", "persistent:human", "--player", "builtin:random",
                    "--out", tmp_path / "m")

@@ -366,8 +366,8 @@ class Match:
         warnings = [f"limits not enforced on this platform: {', '.join(missing)}"] if missing else []
         if self.p.sandbox.warning:
             warnings.append(self.p.sandbox.warning)
-        if not seats.available() and any(getattr(a, "persistent", False) and not a.name.startswith("builtin:")
-                                         for a in self.p.agents):  # a built-in is kept alive where it can be
+        if not seats.available() and any(getattr(a, "persistent", False) and not getattr(a, "for_speed", False)
+                                         for a in self.p.agents):
             warnings.append("persistent players are started afresh every step here "
                             "(they need a seat host: Linux, REFEREE_RUNNER unset)")
         return warnings
