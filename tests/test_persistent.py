@@ -228,7 +228,7 @@ def test_a_player_behind_a_wrapper_is_kept_whole_and_its_helpers_still_die(tmp_p
     # the helper of the step before was killed at its `done` (SIGKILL), each time
     assert all("helper -9" in r["stdout"] for r in mine[1:]), [r.get("stdout") for r in mine]
     assert "start_ms" in mine[0] and "wrapper-ended" not in (out / "players" / "p1" / "stderr.txt").read_text()
-    assert referee("replay", out, "--verify").returncode == 0
+    assert_verifies(out)
 
 
 def test_a_player_that_ignores_sigxcpu_is_still_held_to_the_cpu_limit(tmp_path, make_player):
