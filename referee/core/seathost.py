@@ -1131,6 +1131,11 @@ def _environment(env: dict, req: dict) -> dict:
 
 def main() -> None:
     pid1 = "--pid1" in sys.argv[1:]
+    if pid1 and os.getpid() != 1:
+        # Its sweeps are kill(-1): outside its own pid namespace (a host run
+        # by hand) that would be every process the user may signal.
+        os.write(2, b"seathost: --pid1 outside a pid namespace of its own: refused\n")
+        os._exit(2)
     if PRCTL is not None:
         # Not dumpable: its /proc/<pid>/fd are then closed to the player (same
         # user), who could otherwise write forged replies into our stdout, or
