@@ -49,7 +49,26 @@ RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
 
 
 def _prctl():
-    """libc's prctl, or None (loaded once, before any fork)."""
+    """libc's prctl, or None (loaded once, before any fork).
+
+    Through ``_ctypes``, the C module under ctypes, as ``ctypes.CDLL(None,
+    use_errno=True).prctl`` makes it (the same C call: int arguments, an
+    int result): importing the ctypes package itself (its type classes,
+    struct, byte order) was ~4 ms of CPU at every host's start, two hosts
+    a game.  The package is the fallback should that module's shape differ."""
+    try:
+        import _ctypes
+
+        class Int(_ctypes._SimpleCData):
+            _type_ = "i"
+
+        class Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+            _restype_ = Int
+
+        return Function(_ctypes.dlsym(_ctypes.dlopen(None, _ctypes.RTLD_LOCAL), "prctl"))
+    except Exception:  # noqa: BLE001 - any shape of _ctypes we do not know
+        pass
     try:
         import ctypes
 
