@@ -991,6 +991,7 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
 
 
 IDLE_POLL_MS = 2  # idle: no CPU used over this long, and every thread asleep
+IDLE_PAUSE_MAX_MS = 16  # the longest pause between two such looks at a starting player
 
 
 def prestart(req: dict, pid1: bool, control: int) -> dict:
@@ -1012,7 +1013,13 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
         return {"start_error": None, "ready": False, "wall": time.monotonic() - start}
     deadline = start + float(req["hard"])
     pidfd, poller = _watch(player.pid, control)
-    last, ready = -1.0, False
+    # Each look is two readings IDLE_POLL_MS apart; after a look that finds
+    # it busy, a pause before the next, doubling up to IDLE_PAUSE_MAX_MS.
+    # Looking every IDLE_POLL_MS throughout (its /proc read, a wake-up) cost
+    # a Python player's host ~6 ms of CPU over its ~40 ms start-up, two a
+    # game of a series; it can only find it idle up to one pause later.
+    last: float | None = None
+    ready, pause = False, IDLE_POLL_MS
     sample = Sampler(req.get("seat"), pid1)
     try:
         while player.alive():
@@ -1020,14 +1027,18 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
             if used == last and player.idle():
                 ready = True
                 break
-            last = used
+            if last is None:
+                last, wait = used, IDLE_POLL_MS  # the look's first reading
+            else:
+                last, wait = None, pause  # busy: look again after a pause
+                pause = min(2 * pause, IDLE_PAUSE_MAX_MS)
             player.over = sample.due()
             if player.over:
                 break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            if any(fd == control for fd, _ in poller.poll(min(IDLE_POLL_MS, int(remaining * 1000) + 1))):
+            if any(fd == control for fd, _ in poller.poll(min(wait, int(remaining * 1000) + 1))):
                 sweep(pid1, None)
                 os._exit(0)
     finally:
