@@ -406,10 +406,10 @@ class Tournament:
     @staticmethod
     def _journal(journal: Journal, records: list[GameRecord]) -> None:
         """Append finished games' records to the journal, in the order they
-        finished (each fsync'd), and forget them."""
+        finished (each fsync'd).  Each is taken off the list first: a Ctrl-C
+        in its fsync must not have it written twice (once more at the end)."""
         while records:
-            journal.append(records[0])
-            records.pop(0)
+            journal.append(records.pop(0))
 
     def report(self, records: dict[str, GameRecord], failure: str | None = None,
                interrupted: bool = False) -> Summary:
