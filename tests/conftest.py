@@ -17,6 +17,13 @@ from hypothesis import strategies as st
 
 import launcher
 
+# pytest keeps the assertion-rewritten test modules in __pycache__ only when
+# bytecode may be written; where PYTHONDONTWRITEBYTECODE is set (many CI and
+# Docker images set it) every xdist worker would rewrite all of them again at
+# each run (~6 s of CPU a worker).  The tests' own cache, nothing the product
+# runs: the referee's bytecode is the Makefile's `bytecode` target.
+sys.dont_write_bytecode = False
+
 ROOT = Path(__file__).resolve().parents[1]
 BOARDS = ROOT / "boards"
 PYTHON_SDK = ROOT / "players" / "sdk" / "python"

@@ -87,6 +87,17 @@ def test_header_names_players_seed_board_and_result(pages):
     assert dom.find(id="result")[0]["data-winner"] == str(winner)
 
 
+def test_the_banner_words_the_length_as_the_console_does():
+    """"after 1 step", not "after 1 steps": the replay and live pages both
+    show result_summary's wording, which is the console's."""
+    from referee.web.replay_page import result_summary
+
+    banner = lambda steps: result_summary({"winner": 2, "reason": "player 1 resigned", "steps": steps},
+                                          {1: "a", 2: "b"})["length"]
+    assert (banner(1), banner(0), banner(12)) == ("after 1 step", "after 0 steps", "after 12 steps")
+    assert result_summary({"winner": None, "reason": "x"}, {})["length"] is None
+
+
 @needs_browser
 def test_step_zero_counts_all_steps_and_deep_links_clamp(pages):
     folder, page = pages["blackhole"]

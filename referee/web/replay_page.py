@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from referee.console import plural
 from referee.core import files
 from referee.replay import frames
 
@@ -77,6 +78,8 @@ def result_summary(result: dict[str, Any] | None, names: dict[int, str]) -> dict
         "headline": headline,
         "reason": str(result.get("reason", "")),
         "steps": result.get("steps"),
+        # "after 1 step": worded as the console words it, for both pages
+        "length": None if result.get("steps") is None else f"after {plural(int(result['steps']), 'step')}",
         "ranking": ranking,
         "scores": {str(k): v for k, v in scores.items()},
     }

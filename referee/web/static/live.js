@@ -90,7 +90,7 @@
     box.className = "result " + (result.winner !== null && result.winner !== undefined ? "has-winner" : "no-winner");
     box.setAttribute("data-winner", result.winner === null || result.winner === undefined ? "" : result.winner);
     $("result-headline").textContent = result.headline + (mode === "play" && result.winner === you ? " — you win!" : "");
-    $("result-reason").textContent = result.reason + (result.steps !== undefined && result.steps !== null ? " after " + result.steps + " steps" : "");
+    $("result-reason").textContent = result.reason + (result.length ? " " + result.length : "");
     $("status").textContent = "game over";
     document.body.setAttribute("data-finished", "1");
   }
