@@ -15,6 +15,8 @@ import pytest
 import yaml
 from hypothesis import strategies as st
 
+import launcher
+
 # pytest keeps the assertion-rewritten test modules in __pycache__ only when
 # bytecode may be written; where PYTHONDONTWRITEBYTECODE is set (many CI and
 # Docker images set it) every xdist worker would rewrite all of them again at
@@ -107,6 +109,7 @@ def pytest_runtest_teardown(item, nextitem) -> None:
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     _close_shared_browser()
+    launcher.stop()  # reaped here, its commands' CPU counts in the run's
 
 
 def interruptible() -> None:
@@ -117,11 +120,12 @@ def interruptible() -> None:
 
 
 def referee(*args: str, cwd: Path | None = None, timeout: float = 300,
-            input: str | None = None) -> subprocess.CompletedProcess:
-    """Run the real `referee` command (the installed console script)."""
-    exe = Path(sys.executable).with_name("referee")
-    return subprocess.run([str(exe), *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, input=input)
+            input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run `referee ARGS` as the installed console script would, through
+    tests/launcher.py (no start-up per command; ``REFEREE_TEST_LAUNCHER=0``
+    makes it the real process).  Tests of the process itself run it with
+    subprocess."""
+    return launcher.run(args, cwd=cwd, timeout=timeout, input=input, env=env)
 
 
 def write_player(folder: Path, name: str, body: str) -> str:
