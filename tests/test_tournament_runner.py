@@ -398,3 +398,24 @@ def test_a_finished_game_is_journaled_once_the_next_one_is_started(tmp_path, mon
     assert summary.plan.finished and summary.failure is None and len(plays) > 2
     lines = (tmp_path / "out" / "journal.jsonl").read_text().splitlines()
     assert [json.loads(line)["key"] for line in lines] == plays
+
+
+def test_a_result_yaml_reads_back_as_safe_load_reads_it():
+    """The runner reads each game's result.yaml with libyaml's parser where
+    PyYAML has it: the data must be what yaml.safe_load gives, for what the
+    referee writes, however odd the text in it (a reason naming a player)."""
+    import yaml
+
+    from referee.core.files import yaml_text
+    from referee.tournament.runner import load_result
+
+    odd = ["plain", "", " lead", "trail ", "a: b", "- x", "#c", "'q'", '"d"', "yes", "no", "null", "~",
+           "1e3", "0x1F", "012", "1_000", ".inf", "2024-01-01", "é\u2028ü\x85", "tab\there", "nl\nline",
+           "\x07bell", "💥", "x" * 300, "a " * 60, "@at", "%p", "!t", "&a", "*b", "|", ">", "{", "[", ","]
+    data = {"game": "cantris", "winner": 1, "ranking": [[1], [2]], "scores": {"1": 45, "2": 10.5},
+            "reason": "; ".join(odd), "steps": 9, "players": {i: {"name": n} for i, n in enumerate(odd)},
+            "verdicts": {1: {"OK": 5, "LATE": 0}}, "flags": [True, False, None, 0.1, -0.0, 10 ** 20]}
+    text = yaml_text(data)
+    read = load_result(text)
+    assert read == yaml.safe_load(text)
+    assert read["flags"] == data["flags"] and read["players"][24] == data["players"][24]
