@@ -22,7 +22,8 @@ Request:  {"argv": [...], "env": {...} or "env_changes": {name: value or null},
            "cwd": "...", "hard": s, "rlimits":
            {"cpu": s, "as": bytes, "fsize": bytes, "nofile": n},
            "stdout": path, "stderr": path, "output_kb": n,
-           "seat": {"memory_kb": n, "processes": n, "every": s} (only without a control group)}
+           "seat": {"memory_kb": n, "processes": n, "every": s} (only without a control group),
+           "grouped": true (a control group holds the seat)}
 Reply:    {"exit", "signal", "timed_out", "wall", "cpu", "peak_kb",
            "start_error", "killed", "stdout_tail", "stderr_tail",
            "over": null, "memory" or "processes"}
@@ -503,7 +504,10 @@ def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
     before = _children_cpu()
     if _inherit_limits(req.get("rlimits") or {}):
         pid, failure = _spawned(req, out, err)
-        if pid is not None and not pid1 and answer is not None:
+        if pid is not None and not pid1 and not req.get("grouped") and answer is not None:
+            # Its pid, for the referee to kill it should this host die first.
+            # Not where a control group holds the seat: the referee then
+            # kills the whole group (and is not woken mid-step for it).
             answer.write(encode({"started": pid}))
             answer.flush()
     else:

@@ -271,7 +271,9 @@ class SeatHost:
                    "stdout": str(Path(stdout_path).absolute()),
                    "stderr": str(Path(stderr_path).absolute()),
                    "output_kb": limits.output_kb}
-        if self.group is None and (limits.memory_mb or limits.processes):
+        if self.group is not None:
+            request["grouped"] = True  # no {"started": pid}: a dead host's group is killed whole
+        elif limits.memory_mb or limits.processes:
             # No control group holds the seat: its host measures it (seathost.over_seat_limits).
             request["seat"] = {"memory_kb": int((limits.memory_mb or 0) * 1024),
                                "processes": limits.processes or 0, "every": cgroups.SAMPLE_S}
@@ -291,7 +293,8 @@ class SeatHost:
              meanwhile: Callable[[], None] | None = None) -> dict | None:
         """Send one request; the reply, or None if the host died or did not
         answer by the deadline.  A line ``{"started": pid}`` before the reply
-        names the step's player (a host without a sandbox sends it)."""
+        names the step's player (a host without a sandbox or a control group
+        sends it)."""
         assert self.proc is not None
         try:
             self.proc.stdin.write(request)
