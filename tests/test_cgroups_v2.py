@@ -167,3 +167,29 @@ def test_match_yaml_names_cgroup_v2(monkeypatch, cgroupfs):
     monkeypatch.setattr(cgroups, "hierarchy", lambda: cgroups.Hierarchy(2, {"unified": cgroupfs}))
     enforced = cgroups.enforcement(True)
     assert all("cgroup v2" in how for how in enforced.values()), enforced
+
+
+def test_a_seat_host_joins_its_group_through_a_shell_that_becomes_it(cgroupfs, tmp_path):
+    """A seat host is started by a shell that writes itself ("0": the writer)
+    into each of its group's cgroup.procs and then execs the host, the same
+    process (the referee's Python would fork itself whole to run a
+    preexec_fn); a join that fails ends it before the command runs."""
+    import subprocess
+
+    group = FakeKernelGroup.create(512, 64, False, where=cgroups.Hierarchy(2, {"unified": cgroupfs}))
+    folder = group.folders["unified"]
+    ran = tmp_path / "ran"
+    argv = group.joining(["/bin/sh", "-c", 'echo "$$ $1" > "$0"', str(ran), "it ran"])
+    assert argv is not None
+    shell = subprocess.Popen(argv)
+    assert shell.wait() == 0
+    assert (folder / "cgroup.procs").read_text() == "0\n"
+    pid, said = ran.read_text().split(" ", 1)
+    assert (int(pid), said) == (shell.pid, "it ran\n")  # exec'd: the process that joined
+    (folder / "cgroup.procs").unlink()  # cannot be written: nothing of the command runs
+    (folder / "cgroup.procs").mkdir()
+    ran.unlink()
+    done = subprocess.run(argv, capture_output=True)
+    assert done.returncode == 125 and b"cgroup.procs" in done.stderr and not ran.exists()
+    (folder / "cgroup.procs").rmdir()
+    group.remove()

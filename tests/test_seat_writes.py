@@ -404,3 +404,20 @@ def test_a_stale_compiled_seat_host_is_compiled_again(tmp_path, monkeypatch):
     seats._compile_host.__wrapped__()
     assert seats._fresh(cached, script)
     assert marshal.loads(Path(cached).read_bytes()[16:]).co_consts[0] == 22
+
+
+def test_a_seat_host_told_it_is_pid_1_when_it_is_not_refuses_to_run():
+    """A host's sweeps as pid 1 are kill(-1): started by hand with --pid1
+    outside a pid namespace of its own, it would kill every process its user
+    may signal.  It refuses instead.  (Run in a pid namespace where it is not
+    pid 1, so that a host that did not refuse would only kill in there.)"""
+    sandbox = resolve("auto")
+    if not sandbox.on:
+        pytest.skip("no bubblewrap here")
+    import subprocess
+
+    argv = [sandbox.binary, "--unshare-pid", "--dev-bind", "/", "/", "--", *seats.host_argv(True)]
+    done = subprocess.run(argv, input=seats.message({"ping": 1}), capture_output=True, timeout=60)
+    assert done.returncode == 2, done
+    assert b"--pid1 outside a pid namespace of its own" in done.stderr
+    assert not done.stdout  # it never answered

@@ -369,3 +369,32 @@ def test_a_game_set_up_ahead_and_interrupted_leaves_nothing(tmp_path):
     assert not (tmp_path / "games" / "g1").exists()
     assert not [p.name for p in (tmp_path / "games").iterdir()]  # its stderr file went too
     assert not [p for p in marks.iterdir() if "played" in p.read_text()]
+
+
+def test_a_finished_game_is_journaled_once_the_next_one_is_started(tmp_path, monkeypatch):
+    """The journal's fsync is not between one game and the next: game 1's
+    line is written only once game 2 has started (the write waits for that
+    start: a runner that wrote first would wait in vain), and at the end
+    every game has its line, in the order played."""
+    plays: list[str] = []
+    second = threading.Event()
+    fake = FakePlay()
+
+    def play(job, spec):
+        plays.append(job.key)
+        if len(plays) == 2:
+            second.set()
+        return fake(job, spec)
+
+    append = Journal.append
+
+    def append_after_the_next_start(self, record):
+        if record.key == plays[0]:
+            assert second.wait(10), "game 1 was journaled before game 2 started"
+        append(self, record)
+
+    monkeypatch.setattr(Journal, "append", append_after_the_next_start)
+    summary, _ = run(write_config(tmp_path, 3, "round_robin"), jobs=1, play=play)
+    assert summary.plan.finished and summary.failure is None and len(plays) > 2
+    lines = (tmp_path / "out" / "journal.jsonl").read_text().splitlines()
+    assert [json.loads(line)["key"] for line in lines] == plays

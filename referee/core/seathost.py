@@ -49,7 +49,26 @@ RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
 
 
 def _prctl():
-    """libc's prctl, or None (loaded once, before any fork)."""
+    """libc's prctl, or None (loaded once, before any fork).
+
+    Through ``_ctypes``, the C module under ctypes, as ``ctypes.CDLL(None,
+    use_errno=True).prctl`` makes it (the same C call: int arguments, an
+    int result): importing the ctypes package itself (its type classes,
+    struct, byte order) was ~4 ms of CPU at every host's start, two hosts
+    a game.  The package is the fallback should that module's shape differ."""
+    try:
+        import _ctypes
+
+        class Int(_ctypes._SimpleCData):
+            _type_ = "i"
+
+        class Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+            _restype_ = Int
+
+        return Function(_ctypes.dlsym(_ctypes.dlopen(None, _ctypes.RTLD_LOCAL), "prctl"))
+    except Exception:  # noqa: BLE001 - any shape of _ctypes we do not know
+        pass
     try:
         import ctypes
 
@@ -972,6 +991,7 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
 
 
 IDLE_POLL_MS = 2  # idle: no CPU used over this long, and every thread asleep
+IDLE_PAUSE_MAX_MS = 16  # the longest pause between two such looks at a starting player
 
 
 def prestart(req: dict, pid1: bool, control: int) -> dict:
@@ -993,7 +1013,13 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
         return {"start_error": None, "ready": False, "wall": time.monotonic() - start}
     deadline = start + float(req["hard"])
     pidfd, poller = _watch(player.pid, control)
-    last, ready = -1.0, False
+    # Each look is two readings IDLE_POLL_MS apart; after a look that finds
+    # it busy, a pause before the next, doubling up to IDLE_PAUSE_MAX_MS.
+    # Looking every IDLE_POLL_MS throughout (its /proc read, a wake-up) cost
+    # a Python player's host ~6 ms of CPU over its ~40 ms start-up, two a
+    # game of a series; it can only find it idle up to one pause later.
+    last: float | None = None
+    ready, pause = False, IDLE_POLL_MS
     sample = Sampler(req.get("seat"), pid1)
     try:
         while player.alive():
@@ -1001,14 +1027,18 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
             if used == last and player.idle():
                 ready = True
                 break
-            last = used
+            if last is None:
+                last, wait = used, IDLE_POLL_MS  # the look's first reading
+            else:
+                last, wait = None, pause  # busy: look again after a pause
+                pause = min(2 * pause, IDLE_PAUSE_MAX_MS)
             player.over = sample.due()
             if player.over:
                 break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            if any(fd == control for fd, _ in poller.poll(min(IDLE_POLL_MS, int(remaining * 1000) + 1))):
+            if any(fd == control for fd, _ in poller.poll(min(wait, int(remaining * 1000) + 1))):
                 sweep(pid1, None)
                 os._exit(0)
     finally:
@@ -1131,6 +1161,11 @@ def _environment(env: dict, req: dict) -> dict:
 
 def main() -> None:
     pid1 = "--pid1" in sys.argv[1:]
+    if pid1 and os.getpid() != 1:
+        # Its sweeps are kill(-1): outside its own pid namespace (a host run
+        # by hand) that would be every process the user may signal.
+        os.write(2, b"seathost: --pid1 outside a pid namespace of its own: refused\n")
+        os._exit(2)
     if PRCTL is not None:
         # Not dumpable: its /proc/<pid>/fd are then closed to the player (same
         # user), who could otherwise write forged replies into our stdout, or

@@ -135,11 +135,12 @@ class SeatHost:
                                               self.sandbox.on)
         if self.group is None and not self.sandbox.on:
             _adopt_orphans()
+        joining = self.group.joining(argv) if self.group is not None else None
         with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            self.proc = subprocess.Popen(joining or argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=err, close_fds=True, start_new_session=True,
                                          bufsize=0, env=self.environ,
-                                         preexec_fn=self.group.join if self.group else None)
+                                         preexec_fn=self.group.join if self.group and not joining else None)
         _HOSTS.add(self.proc.pid)
         self.starts += 1
         self.sent_env = None  # a new host is told the whole environment

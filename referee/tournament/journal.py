@@ -2,9 +2,10 @@
 ``journal.jsonl`` in the output folder.
 
 Each record is one line written with a single ``write`` and fsync'd before the
-next game is counted, so killing the tournament at any moment loses at most
-the games in progress; a line torn by the kill is cut off when the journal is
-opened again.  Standings and bracket decisions are computed from these records
+next game is counted (the runner writes it once the games that follow are
+started, so that the fsync does not hold them up), so killing the tournament at
+any moment loses at most the games in progress and those that just ended; a
+line torn by the kill is cut off when the journal is opened again.  Standings and bracket decisions are computed from these records
 alone, so a resumed tournament reaches the same results.
 """
 from __future__ import annotations

@@ -356,6 +356,7 @@ class Tournament:
         play = play or WorkerPlay()
         progress = Progress(log, len(records))
         running: dict[Future, GameJob] = {}
+        unjournaled: list[GameRecord] = []  # finished, counted, not yet on disk
         failure: str | None = None
         interrupted = False
         pool = ThreadPoolExecutor(max_workers=jobs)
@@ -367,6 +368,10 @@ class Tournament:
                     if failure is None and len(running) < jobs and job.key not in started:
                         running[pool.submit(self.record, job, play)] = job
                         started.add(job.key)
+                # Journaled once the next games are on their way: its fsync
+                # (~4-12 ms here) no longer stands between one game and the
+                # next.  A kill before it loses those games, as any in play.
+                self._journal(journal, unjournaled)
                 if not running:
                     break
                 if failure is None and hasattr(play, "ahead"):  # set up while these play
@@ -382,7 +387,7 @@ class Tournament:
                     except GameFailed as exc:
                         failure = failure or str(exc)
                         continue
-                    journal.append(record)
+                    unjournaled.append(record)
                     records[job.key] = record
                     last = visible(f"{job.key}: {result_text(record, self.config.names)}", lines=False)
                     progress.update(len(records), max(plan.expected_games, len(records)), last)
@@ -395,7 +400,16 @@ class Tournament:
             if isinstance(play, WorkerPlay):  # the games it set up ahead and did not play
                 play.close()
             progress.close()
+            self._journal(journal, unjournaled)
         return self.report(records, failure, interrupted)
+
+    @staticmethod
+    def _journal(journal: Journal, records: list[GameRecord]) -> None:
+        """Append finished games' records to the journal, in the order they
+        finished (each fsync'd).  Each is taken off the list first: a Ctrl-C
+        in its fsync must not have it written twice (once more at the end)."""
+        while records:
+            journal.append(records.pop(0))
 
     def report(self, records: dict[str, GameRecord], failure: str | None = None,
                interrupted: bool = False) -> Summary:
