@@ -37,7 +37,7 @@ needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not i
 # new module starts there and joins this list once it is quick (`--durations`).
 QUICK_MODULES = {
     "test_blackhole_props.py", "test_blackhole_rules.py", "test_cantris_props.py",
-    "test_cantris_rules.py", "test_new_user_messages.py", "test_playthroughs.py",
+    "test_cantris_rules.py", "test_launcher.py", "test_new_user_messages.py", "test_playthroughs.py",
     "test_quoridor_clusters.py", "test_quoridor_paths.py", "test_quoridor_props.py",
     "test_quoridor_rules.py", "test_ratings.py", "test_registry.py", "test_resources.py",
     "test_strict_input.py", "test_swiss.py", "test_tessella_props.py",
