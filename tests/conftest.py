@@ -3,6 +3,7 @@ what a match left behind, and generate game states for property tests."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -37,7 +38,7 @@ needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not i
 # new module starts there and joins this list once it is quick (`--durations`).
 QUICK_MODULES = {
     "test_blackhole_props.py", "test_blackhole_rules.py", "test_cantris_props.py",
-    "test_cantris_rules.py", "test_new_user_messages.py", "test_playthroughs.py",
+    "test_cantris_rules.py", "test_launcher.py", "test_new_user_messages.py", "test_playthroughs.py",
     "test_quoridor_clusters.py", "test_quoridor_paths.py", "test_quoridor_props.py",
     "test_quoridor_rules.py", "test_ratings.py", "test_registry.py", "test_resources.py",
     "test_strict_input.py", "test_swiss.py", "test_tessella_props.py",
@@ -126,6 +127,27 @@ def referee(*args: str, cwd: Path | None = None, timeout: float = 300,
     makes it the real process).  Tests of the process itself run it with
     subprocess."""
     return launcher.run(args, cwd=cwd, timeout=timeout, input=input, env=env)
+
+
+def referee_wheel(tmp_path_factory) -> Path:
+    """The referee's wheel, built from this checkout once per test run (the
+    autograder's ``build_wheel``: from a copy, as ``referee autograder``
+    does) and shared by every xdist worker: a file lock in the run's temp
+    folder lets the first build it and the others wait for it (each build
+    is ~3 s of CPU; test_nonroot and both autograder modules install it).
+    test_wheel builds its own from a copy with build products planted in it."""
+    import fcntl
+
+    from referee.grading.autograder import build_wheel
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, not all runs'
+    folder = shared / "referee-wheel"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = sorted((folder / "dist").glob("referee-*.whl"))
+        return built[-1] if built else build_wheel(folder / "dist")
 
 
 def write_player(folder: Path, name: str, body: str) -> str:

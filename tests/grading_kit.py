@@ -14,10 +14,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import BOARDS, referee
+from conftest import BOARDS, referee, referee_wheel
 from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
-from referee.grading.autograder import build_wheel
 from referee.grading.formats import schema_path
 
 SEEDS = Path(__file__).parent / "seed_players" / "grading"
@@ -146,11 +145,11 @@ def course(tmp_path_factory) -> dict:
     """The TA's folder, the wheel, and new-player's folder for the hand-ins,
     made once per test process (both autograder modules use it)."""
     if "course" not in _COURSES:
-        _COURSES["course"] = make_course(tmp_path_factory.mktemp("course"))
+        _COURSES["course"] = make_course(tmp_path_factory.mktemp("course"), tmp_path_factory)
     return _COURSES["course"]
 
 
-def make_course(base: Path) -> dict:
+def make_course(base: Path, tmp_path_factory) -> dict:
     folder = base / "course"
     (folder / "boards").mkdir(parents=True)
     (folder / "staff").mkdir()
@@ -159,7 +158,7 @@ def make_course(base: Path) -> dict:
     (folder / "hand-ins").mkdir()  # a class's folder beside the config is not shipped
     (folder / "hand-ins" / "secret.txt").write_text("a student's work")
     (folder / "grading.yaml").write_text(AUTOGRADER_CONFIG)
-    wheel = build_wheel(base / "dist")
+    wheel = referee_wheel(tmp_path_factory)
     template = base / "template"  # new-player's folder, for every hand-in
     assert referee("new-player", "cantris", template).returncode == 0
     (template / "README.md").unlink()

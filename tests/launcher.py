@@ -24,9 +24,10 @@ What stays the real command (``subprocess`` with the console script or
 ``python -m referee``): tests of the process itself (the wheel, nonroot,
 autograder packages, ``--version`` and the entry point, SIGINT, anything
 that signals the referee or looks at its pid or children), a few ordinary
-end-to-end cases, and here, automatically, any request whose Python-start-up
-environment (``PYTHON*``, the locale variables) differs from the test
-process's, since those act only when Python starts.
+end-to-end cases.  Python reads some variables only when it starts
+(``PYTHON*``, the locale's): a command whose environment sets them otherwise
+than the test process's goes to a warm process started with them (from the
+second such command on; the first is a real process).
 
 Equivalence: the warm process never starts a thread (forking a threaded
 process is unsafe; checked), and what the referee caches while it is warmed
@@ -75,12 +76,12 @@ def _startup_env(env: dict[str, str]) -> dict[str, str]:
 class _Server:
     """The warm process and the socket to it."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str]) -> None:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.startup_env = _startup_env(dict(os.environ))
+        self.startup_env = _startup_env(env)
         self.proc = subprocess.Popen([sys.executable, __file__, str(theirs.fileno())], pass_fds=[theirs.fileno()],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, env=dict(os.environ), cwd="/")
+                                     stderr=subprocess.PIPE, env=env, cwd="/")
         theirs.close()
         self.sock = mine
         self.lock = threading.Lock()
@@ -101,26 +102,40 @@ class _Server:
             self.proc.wait()
 
 
-_server: _Server | None = None
-_server_failed = False
+_servers: dict[tuple, _Server] = {}  # by start-up environment (_startup_env)
+_asked: set[tuple] = set()
+_failed: set[tuple] = set()
 _start_lock = threading.Lock()
+MAX_SERVERS = 4
 cpu_seconds = 0.0
 """CPU (user + system) of every launched command and its waited-for children,
 as the warm process reaped them: a measurement plugin adds this, since it
 reaches the test process's own children-times only when the warm process ends."""
 
 
-def _get_server() -> _Server | None:
-    global _server, _server_failed
+def _get_server(env: dict[str, str] | None = None) -> _Server | None:
+    """The warm process for commands started with ``env`` (the test
+    process's own by default).  Variables Python reads only at its start
+    (PYTHONPATH: other games installed) need a warm process of their own:
+    one is started at the second command asking for them (a module's
+    fixture), the first runs as a real process (a test's one-off)."""
+    env = dict(os.environ if env is None else env)
+    key = tuple(sorted(_startup_env(env).items()))
     with _start_lock:
-        if _server is None and not _server_failed:
+        if key not in _servers and key not in _failed:
+            if key != tuple(sorted(_startup_env(dict(os.environ)).items())) and key not in _asked:
+                _asked.add(key)
+                return None
+            if len(_servers) >= MAX_SERVERS:
+                _servers.pop(next(iter(_servers))).close()
             try:
-                _server = _Server()
-                atexit.register(_stop)
+                _servers[key] = _Server(env)
+                if len(_servers) == 1:
+                    atexit.register(_stop)
             except (OSError, RuntimeError) as exc:
-                _server_failed = True
+                _failed.add(key)
                 print(f"tests/launcher.py: real processes from now on: {exc}", file=sys.stderr)
-        return _server
+        return _servers.get(key)
 
 
 def stop() -> None:
@@ -130,10 +145,8 @@ def stop() -> None:
 
 
 def _stop() -> None:
-    global _server
-    if _server is not None:
-        _server.close()
-        _server = None
+    while _servers:
+        _servers.popitem()[1].close()
 
 
 def _real(argv: list[str], cwd, env, input, timeout, text) -> subprocess.CompletedProcess:
@@ -148,9 +161,8 @@ def run(args, *, cwd: str | os.PathLike | None = None, env: dict[str, str] | Non
     warm process when it can (see the module's docstring)."""
     argv = [str(REFEREE), *map(str, args)]
     env = dict(os.environ if env is None else env)
-    server = _get_server() if enabled() and hasattr(os, "pidfd_open") else None
-    if server is None or _startup_env(env) != server.startup_env \
-            or (cwd is not None and not os.path.isdir(cwd)):
+    server = _get_server(env) if enabled() and hasattr(os, "pidfd_open") else None
+    if server is None or (cwd is not None and not os.path.isdir(cwd)):
         return _real(argv, cwd, env, input, timeout, text)
     encoding = subprocess._text_encoding() if text else None  # as Popen(text=True) picks it
     data = input.encode(encoding) if text and input is not None else input

@@ -4,7 +4,6 @@ function and the seed to reproduce it."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from referee.conformance import run_checks
 from referee.conformance.testing import conformance_test
 from referee.core import registry
 
+from conftest import referee
 from fake_dists import fake_dist
 
 # Each built-in game through every check, a few playouts per player count
@@ -160,12 +160,10 @@ def test_fuzzing_finds_a_codec_that_raises_the_wrong_error(countdown):
 def test_check_game_command_exits_1_and_names_the_function(countdown, tmp_path):
     name = countdown("cdcli", "mutates")
     env = {**os.environ, "PYTHONPATH": str(tmp_path / name)}
-    proc = subprocess.run([sys.executable, "-m", "referee", "check-game", name, "--playouts", "2"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = referee("check-game", name, "--playouts", "2", env=env)  # (PYTHONPATH: a real process)
     assert proc.returncode == 1
     assert "FAIL apply_pure" in proc.stdout and f"{name}: apply: changed the state" in proc.stdout
-    ok = subprocess.run([sys.executable, "-m", "referee", "check-game", "cantris", "--playouts", "2",
-                         "--check", "determinism"], capture_output=True, text=True, timeout=300)
+    ok = referee("check-game", "cantris", "--playouts", "2", "--check", "determinism")
     assert ok.returncode == 0 and "every check passed" in ok.stdout
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 import urllib.request
@@ -152,10 +151,8 @@ def test_piped_moves_keep_the_terminal_whatever_the_display(tmp_path):
     runs = []
     for i, display in enumerate((None, ":99")):
         out = tmp_path / f"m{i}"
-        proc = subprocess.run([str(Path(sys.executable).with_name("referee")), "play", "cantris",
-                               "--player", "human", "--player", "builtin:random", "--seed", "1",
-                               "--out", str(out), "--no-color"], input="0 0\nresign\n", text=True,
-                              capture_output=True, env=environment(display), timeout=300)
+        proc = referee("play", "cantris", "--player", "human", "--player", "builtin:random", "--seed", "1",
+                       "--out", out, "--no-color", input="0 0\nresign\n", env=environment(display))
         assert proc.returncode == 0, proc.stderr
         runs.append(re.sub(r"\b\d+ ms\b", "N ms", proc.stdout.replace(str(out), "OUT")))  # timings aside
     assert runs[0] == runs[1]

@@ -122,9 +122,21 @@ def test_the_warm_process_has_one_thread_and_caches_only_the_registry():
     assert caches == ["referee.core.registry.entries", "referee.core.registry.get_game"]
 
 
-def test_off_switch_and_start_up_variables_mean_a_real_process(monkeypatch):
+def test_start_up_variables_get_a_warm_process_of_their_own(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     before = launcher.cpu_seconds
-    assert launcher.run(["--version"], env={**os.environ, "PYTHONPATH": "/nonexistent"}).returncode == 0
+    assert launcher.run(["--version"], env=env).returncode == 0
+    assert launcher.cpu_seconds == before  # the first such command: a real process
+    assert launcher.run(["games"], env=env).returncode == 0
+    assert launcher.cpu_seconds > before  # then a warm process started with them
+    server = launcher._get_server(env)
+    if server is None:
+        pytest.skip("the launcher is off (REFEREE_TEST_LAUNCHER=0) or could not start")
+    assert f"PYTHONPATH={tmp_path}".encode() in Path(f"/proc/{server.proc.pid}/environ").read_bytes().split(b"\0")
+
+
+def test_the_off_switch_means_a_real_process(monkeypatch):
+    before = launcher.cpu_seconds
     monkeypatch.setenv("REFEREE_TEST_LAUNCHER", "0")
     assert launcher.run(["--version"]).stdout.startswith("referee, version")
-    assert launcher.cpu_seconds == before  # neither went through the warm process
+    assert launcher.cpu_seconds == before

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import referee_wheel
 from referee.core import sandbox
-from referee.grading.autograder import checkout_ignore
 from test_rogues import MODES, ROGUES, check_rogue, run_rogue
 from test_seat_limits import HOGS, NO_GROUPS, SLEEPERS
 
@@ -71,7 +70,7 @@ CHOSEN = ["removes_own_permissions", "forges_other_board", "board_links_to_log",
 
 
 @pytest.fixture(scope="module")
-def world():
+def world(tmp_path_factory):
     """A folder everyone may use, with the referee installed in a venv of the
     system's Python (a normal, non-editable install from this checkout)."""
     prefix, why = nobody_prefix()
@@ -80,20 +79,15 @@ def world():
     base = Path(tempfile.mkdtemp(prefix="referee-nonroot-", dir="/tmp"))
     os.chmod(base, 0o755)
     venv = base / "venv"
-    # The wheel is built by this test run's Python (its setuptools, no isolated
-    # build environment) and installed with its pip into a pip-less venv of the
-    # system's Python: the same installed wheel, a minute less than a venv with
-    # its own pip building in isolation.
-    # (from a copy of the checkout, as the autograder copies it: building in
-    # place would leave build/ in the checkout)
+    # The run's wheel (conftest.referee_wheel: built once, from a copy of the
+    # checkout), installed with this test run's pip into a pip-less venv of
+    # the system's Python: the same installed wheel, a minute less than a venv
+    # with its own pip building in isolation.
     pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
-    wheels = base / "wheel"
-    source = base / "source"
-    shutil.copytree(ROOT, source, ignore=checkout_ignore)
-    steps = [lambda: [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
-             lambda: [SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(venv)],
+    wheel = referee_wheel(tmp_path_factory)
+    steps = [lambda: [SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(venv)],
              lambda: [*pip, "--python", str(venv / "bin" / "python"), "install",
-                      "--no-warn-script-location", *map(str, wheels.glob("referee-*.whl"))]]
+                      "--no-warn-script-location", str(wheel)]]
     for step in steps:
         done = subprocess.run(step(), capture_output=True, text=True, timeout=600)
         if done.returncode != 0:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import launcher
 from fake_dists import dist_from_pyproject
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,8 +28,7 @@ def run(tmp_path_factory):
     work = tmp_path_factory.mktemp("work")
 
     def referee(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "referee", *map(str, args)], cwd=work,
-                              env=env, capture_output=True, text=True, timeout=300, input=input)
+        return launcher.run(args, cwd=work, env=env, timeout=300, input=input)
 
     referee.work = work
     return referee

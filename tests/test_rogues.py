@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import launcher
 from conftest import BOARDS, read_log, referee, verify
 from referee.core import cgroups, sandbox as sandbox_mod
 from referee.replay import frames, load
@@ -396,6 +397,13 @@ def check_witness(out: Path) -> int:
     return len(lines)
 
 
+def names_the_referee(rogue: Rogue) -> bool:
+    """An attack on the referee's own process (it signals ``referee_pid()``
+    or looks for the referee among the processes): played against the real
+    console script, not a fork of tests/launcher.py's warm process."""
+    return "referee_pid" in rogue.code or "cmdline" in rogue.code
+
+
 def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = sys.executable,
               prefix: tuple[str, ...] = (), env_extra: dict | None = None):
     """Play the rogue's match (as another user when ``prefix`` says so, with
@@ -433,7 +441,10 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
                                                     "ROGUE_HOME_MARK")),
             "--set", "hard_time=10", "--set", "cpu_time=2", *rogue.options]
     try:
-        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+        if prefix or python != sys.executable or names_the_referee(rogue):
+            proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+        else:  # the referee's start-up is not what this attack tries (tests/launcher.py)
+            proc = launcher.run(argv[1:], env=env, timeout=240)
     finally:
         listener.close()
         unix.close()

@@ -5,22 +5,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
-from conftest import BOARDS
-
-REFEREE = str(Path(sys.executable).with_name("referee"))
-
+from conftest import BOARDS, referee
 
 def _play(tmp_path: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([REFEREE, "play", "cantris", "--player", "builtin:random", "--player",
-                           "builtin:random", "--board", str(BOARDS / "cantris" / "6x3-1.txt"),
-                           "--out", str(tmp_path / "m"), "--quiet", "--seed", "1", *extra],
-                          capture_output=True, text=True, env={**os.environ, **(env or {})},
-                          timeout=120)
+    return referee("play", "cantris", "--player", "builtin:random", "--player",
+                   "builtin:random", "--board", BOARDS / "cantris" / "6x3-1.txt",
+                   "--out", tmp_path / "m", "--quiet", "--seed", "1", *extra,
+                   env={**os.environ, **(env or {})}, timeout=120)
 
 
 def test_auto_falls_back_to_none_with_one_warning(tmp_path):

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import referee
+
 ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "boards" / "cantris" / "6x3-1.txt"
 
@@ -67,7 +69,7 @@ def test_round_robin_of_builtin_players(tmp_path):
     (tmp_path / "bots" / "broken.py").write_text("import sys\nsys.exit(3)\n")
     config = write_config(tmp_path, "round_robin", [
         ("rand", "builtin:random"), ("greedy", "builtin:greedy"), ("broken", "python3 bots/broken.py")])
-    run = subprocess.run(tournament(config, "--jobs", "2"), capture_output=True, text=True, timeout=120)
+    run = referee("tournament", config, "--jobs", "2", timeout=120)
     assert run.returncode == 0, run.stderr
     out = tmp_path / "out"
     games = list(csv.DictReader((out / "games.csv").open()))
@@ -91,7 +93,7 @@ def test_killed_tournament_resumes_to_the_same_standings(tmp_path):
     entrants = [("r1", "builtin:random"), ("g1", "builtin:greedy"), ("r2", "builtin:random"),
                 ("g2", "builtin:greedy")]
     whole = write_config(tmp_path / "whole", "double_elimination", entrants)
-    reference = subprocess.run(tournament(whole, "--jobs", "2"), capture_output=True, text=True, timeout=300)
+    reference = referee("tournament", whole, "--jobs", "2")
     assert reference.returncode == 0, reference.stderr
 
     killed = write_config(tmp_path / "killed", "double_elimination", entrants)
@@ -113,8 +115,7 @@ def test_killed_tournament_resumes_to_the_same_standings(tmp_path):
     assert 3 <= len(before) < len(journal_keys(tmp_path / "whole" / "out"))
     stamps = {k: (out / "games" / k / "result.yaml").stat().st_mtime_ns for k in before}
 
-    resumed = subprocess.run(tournament(killed, "--resume", "--jobs", "2"), capture_output=True,
-                             text=True, timeout=300)
+    resumed = referee("tournament", killed, "--resume", "--jobs", "2")
     assert resumed.returncode == 0, resumed.stderr
     after = journal_keys(out)
     assert after[:len(before)] == before and len(after) == len(set(after))
