@@ -128,8 +128,15 @@ def _get_server(env: dict[str, str] | None = None) -> _Server | None:
                 return None
             if len(_servers) >= MAX_SERVERS:
                 _servers.pop(next(iter(_servers))).close()
+            # The request's start-up variables, and otherwise the test
+            # process's own environment, never the request's other variables:
+            # the warm process outlives the command, and a test may look for
+            # processes that carry what it gave its command (test_rogues'
+            # token).  A child takes its command's whole environment anyway.
+            warm_env = {k: v for k, v in os.environ.items() if k not in _startup_env(dict(os.environ))}
+            warm_env.update(_startup_env(env))
             try:
-                _servers[key] = _Server(env)
+                _servers[key] = _Server(warm_env)
                 if len(_servers) == 1:
                     atexit.register(_stop)
             except (OSError, RuntimeError) as exc:

@@ -123,7 +123,10 @@ def test_the_warm_process_has_one_thread_and_caches_only_the_registry():
 
 
 def test_start_up_variables_get_a_warm_process_of_their_own(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    # ... and only those of the command: the warm process outlives it, and a
+    # test may look for processes that carry what it gave its command.
+    token = f"LAUNCHER_TOKEN={uuid.uuid4().hex}"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "LAUNCHER_TOKEN": token.partition("=")[2]}
     before = launcher.cpu_seconds
     assert launcher.run(["--version"], env=env).returncode == 0
     assert launcher.cpu_seconds == before  # the first such command: a real process
@@ -132,7 +135,8 @@ def test_start_up_variables_get_a_warm_process_of_their_own(tmp_path):
     server = launcher._get_server(env)
     if server is None:
         pytest.skip("the launcher is off (REFEREE_TEST_LAUNCHER=0) or could not start")
-    assert f"PYTHONPATH={tmp_path}".encode() in Path(f"/proc/{server.proc.pid}/environ").read_bytes().split(b"\0")
+    environ = Path(f"/proc/{server.proc.pid}/environ").read_bytes().split(b"\0")
+    assert f"PYTHONPATH={tmp_path}".encode() in environ and token.encode() not in environ
 
 
 def test_the_off_switch_means_a_real_process(monkeypatch):
