@@ -568,8 +568,7 @@ def _persistent_match(tmp_path: Path, mode: str, attack: str, *options: str,
             "--board", str(BOARDS / "cantris" / "6x3-1.txt"), "--seed", "5", "--out", str(out),
             "--quiet", "--policy", "random", "--sandbox", mode, "--pass-env", "ROGUE_TOKEN", *options]
     try:
-        proc = subprocess.run(argv, env=dict(os.environ, ROGUE_TOKEN=token), capture_output=True,
-                              text=True, timeout=240)
+        proc = launcher.run(argv[1:], env=dict(os.environ, ROGUE_TOKEN=token), timeout=240)  # no attack on the referee
     finally:
         survivors = _survivors(token)
         _kill(survivors)
