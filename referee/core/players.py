@@ -61,7 +61,7 @@ class ProcessAgent:
     referee with :func:`run_process`."""
 
     def __init__(self, name: str, argv: list[str], game: str, limits: Limits,
-                 persistent: bool = False) -> None:
+                 persistent: bool = False, for_speed: bool = False) -> None:
         self.name = name
         self.argv = argv
         self.game = game
@@ -69,7 +69,7 @@ class ProcessAgent:
         self.persistent = persistent  # kept alive between steps (needs a seat host)
         # Kept alive only to save start-ups (a built-in): started afresh every
         # step where there is no seat host, it decides the same, unwarned.
-        self.for_speed = False
+        self.for_speed = for_speed
         self.seat: SeatFolder | None = None
         self.host: SeatHost | None = None
         # The player's environment (sandbox.player_environment), made once at
@@ -400,10 +400,9 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         # a built-in costs ~2 ms a step instead of a Python start-up and the
         # rules' imports (~50-90 ms); its decisions depend only on the files
         # and state.json (seeded chance), so they are the same either way.
-        agent = ProcessAgent(spec, [sys.executable, "-P", "-B", *game_package_option(game), str(script),
-                                    *builtin_options(name, query)], game.name, limits, persistent=True)
-        agent.for_speed = True
-        return agent
+        return ProcessAgent(spec, [sys.executable, "-P", "-B", *game_package_option(game), str(script),
+                                   *builtin_options(name, query)], game.name, limits, persistent=True,
+                            for_speed=True)
     custom = game.player_command(spec, str(base_dir))
     if custom is not None:
         return ProcessAgent(spec, custom, game.name, limits, persistent=game.player_persistent(spec))
