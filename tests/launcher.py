@@ -67,8 +67,12 @@ def enabled() -> bool:
     return os.environ.get("REFEREE_TEST_LAUNCHER", "1") != "0"
 
 
+def _startup_var(name: str) -> bool:
+    return name.startswith("PYTHON") or name in STARTUP_ENV
+
+
 def _startup_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k.startswith("PYTHON") or k in STARTUP_ENV}
+    return {k: v for k, v in env.items() if _startup_var(k)}
 
 
 # ----- the client (in the test process) ---------------------------------------------
@@ -133,12 +137,12 @@ def _get_server(env: dict[str, str] | None = None) -> _Server | None:
             # the warm process outlives the command, and a test may look for
             # processes that carry what it gave its command (test_rogues'
             # token).  A child takes its command's whole environment anyway.
-            warm_env = {k: v for k, v in os.environ.items() if k not in _startup_env(dict(os.environ))}
+            warm_env = {k: v for k, v in os.environ.items() if not _startup_var(k)}
             warm_env.update(_startup_env(env))
             try:
                 _servers[key] = _Server(warm_env)
                 if len(_servers) == 1:
-                    atexit.register(_stop)
+                    atexit.register(stop)
             except (OSError, RuntimeError) as exc:
                 _failed.add(key)
                 print(f"tests/launcher.py: real processes from now on: {exc}", file=sys.stderr)
@@ -148,10 +152,6 @@ def _get_server(env: dict[str, str] | None = None) -> _Server | None:
 def stop() -> None:
     """End this process's warm referee, if any, and reap it (conftest calls
     it at the session's end, so that its CPU counts in the test run's own)."""
-    _stop()
-
-
-def _stop() -> None:
     while _servers:
         _servers.popitem()[1].close()
 
