@@ -555,6 +555,10 @@ def _lease(host: SeatHost) -> warmseats.Lease:
         for pipe in (proc.stdin, proc.stdout):
             with contextlib.suppress(OSError):
                 pipe.close()
+        # Never waited for here (subprocess would reap it, should it end
+        # while this worker lives): the fork server, its parent once this
+        # worker is gone, reaps it.
+        proc.returncode = 0
     groups = {name: str(folder) for name, folder in host.group.folders.items()} if host.group else None
     return warmseats.Lease(proc.pid, *fds, slot=str(host.warm.slot), groups=groups)
 

@@ -287,13 +287,17 @@ class Keeper:
                 os.close(fd)
         remove_slot(Path(kept.lease.slot))
 
-    def reap(self, block: float = 0.0) -> None:
+    def reap(self, block: float = 0.0, workers: set[int] = frozenset()) -> None:
         """Reap the hosts that ended and are our children (a subreaper's: their
         workers are gone), and remove their groups; with ``block``, wait that
-        long for all of them."""
+        long for all of them.  ``workers``: pids never to reap here (a host's
+        pid, once reaped elsewhere, may be a new worker's)."""
         deadline = time.monotonic() + block
         while self.reaping:
             for pid in list(self.reaping):
+                if pid in workers:
+                    self.reaping.discard(pid)
+                    continue
                 try:
                     done, _ = os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:

@@ -173,7 +173,7 @@ def serve() -> None:
                 channels.pop(fd)[1].close()
         for fd in [fd for fd in ready if fd in keeper.watched]:
             keeper.drop(fd)  # a kept host that ended
-        keeper.reap()
+        keeper.reap(workers={pid for _, pid in running.values()})
         for fd in ready:
             if fd in channels or fd not in running and fd != 0:
                 continue
