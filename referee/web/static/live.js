@@ -196,10 +196,15 @@
     else if (answer.result && result) acked = true;
   }
 
+  /* Polls overlap (the loop's, and the one a sent decision starts) and may
+     answer out of order: an answer older than one already applied would take
+     back a turn already shown and redraw the board without its controls. */
+  var polled = 0, applied = 0;
   function poll() {
+    var mine = ++polled;
     return fetch(api("/api/live"), {headers: {"X-Token": token}})
       .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-      .then(apply)
+      .then(function (answer) { if (mine > applied) { applied = mine; apply(answer); } })
       .catch(function (e) { $("status").textContent = result ? "game over (the referee has stopped)" : "lost the referee: " + e.message; });
   }
   function loop() {
