@@ -191,14 +191,17 @@ class SeatGroup:
 
     @classmethod
     def create(cls, memory_mb: float | None, processes: int | None,
-               sandboxed: bool, where: Hierarchy | None = None) -> "SeatGroup | None":
+               sandboxed: bool, where: Hierarchy | None = None,
+               owner: int | None = None) -> "SeatGroup | None":
         """A new group with these limits (None: unlimited), or None where
-        groups cannot be made (in ``where``: by default :func:`hierarchy`)."""
+        groups cannot be made (in ``where``: by default :func:`hierarchy`).
+        ``owner``: the process whose end makes it stale (by default this
+        one; a warm seat's is the fork server that keeps it)."""
         where = where or hierarchy()
         if where is None:
             return None
         _sweep_stale(where)
-        name = f"{PREFIX}{os.getpid()}-{next(_names)}"
+        name = f"{PREFIX}{owner}-{os.getpid()}-{next(_names)}" if owner else f"{PREFIX}{os.getpid()}-{next(_names)}"
         folders = {controller: parent / name for controller, parent in where.parents.items()}
         try:
             for folder in folders.values():

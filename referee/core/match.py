@@ -24,7 +24,7 @@ from .game import Game, GameState, Outcome, Setup
 from .clock import SeatClock
 from .later import Later
 from .log import MatchFolder, state_hash
-from .players import Agent, ProcessAgent, Reply, close_agents, make_agent, start_seats
+from .players import Agent, ProcessAgent, Reply, close_agents, land_seats, make_agent, start_seats
 from .sandbox import Sandbox
 from .textgrid import MAX_DECISION_CHARS, read_board_file
 from .seatfiles import SeatFolder, Spares
@@ -257,11 +257,14 @@ class Match:
             raise MatchFolderError(f"cannot write the match folder {self.p.out}: "
                                    f"{exc.strerror or exc}{where}") from None
         finally:
-            close_agents(self.p.agents)
-            self.later.close()
-            for seat in self.seats.values():
-                seat.close()
-            self.spares.close()
+            try:
+                close_agents(self.p.agents)
+                self.later.close()
+                for seat in self.seats.values():
+                    seat.close()
+                self.spares.close()
+            finally:
+                land_seats(self.p.agents)  # warm seats' files into this folder, last
 
     def _run(self, go: Callable[[], bool] | None) -> MatchResult:
         p, game = self.p, self.game
@@ -279,11 +282,13 @@ class Match:
         first = state.current_player()
         self.later.submit(None, lambda: self.spares.make(SPARES))  # each seat's first views
         for pid, agent in enumerate(p.agents, start=1):
-            self.folder.seat_dir(pid)  # the seat host binds it; the board goes in only after go
+            home = self.folder.seat_dir(pid)  # the seat host binds it; the board goes in only after go
+            warm = self._warm_seat(agent, pid, home)
             if first is not None and pid != first and not state.is_terminal():
                 self.seats[pid].reserve_snapshot(1)  # see _after
             if isinstance(agent, ProcessAgent):
-                agent.attach(self.seats[pid], p.sandbox, hidden, p.spec.pass_env)
+                agent.attach(self.seats[pid], p.sandbox, hidden if warm is None else self._warm_hidden(),
+                             p.spec.pass_env, warm)
         # The worker thread started and its first jobs done while the seat
         # hosts start, not at step 1's hand-over: on a busy machine the
         # thread's start alone held the first player's reply for tens of ms.
@@ -327,6 +332,30 @@ class Match:
         self.folder.write_result(self._result_yaml(result, state))
         self.observer.finish(p, result)
         return result
+
+    def _warm_hidden(self) -> list[Path]:
+        """What a warm seat's sandbox hides: the series' folder (the games'
+        folders are in it; a game's own would differ from game to game)."""
+        return [Path(folder) for folder in self.p.spec.hidden]
+
+    def _warm_seat(self, agent: Agent, pid: int, home: Path) -> "seats.WarmSeat | None":
+        """A series' seat kept warm across its entrant's games (see
+        :mod:`.warmseats`), where this game is one of a fork server's and
+        its folder is inside the hidden series folder; then the seat's
+        folder is the warm seat's slot (its files land in ``home`` at the
+        end)."""
+        p = self.p
+        hidden = self._warm_hidden()
+        if not isinstance(agent, ProcessAgent) or not any(
+                p.out.resolve().is_relative_to(folder.resolve()) for folder in hidden):
+            return None
+        warm = agent.warm_seat(p.sandbox, hidden, p.spec.pass_env, self.clocks[pid].step_limits(),
+                               p.out.parent, home)
+        if warm is not None:
+            self.seats[pid].close()
+            self.seats[pid] = SeatFolder(p.out, pid, check_snapshots=not p.sandbox.on,
+                                         spares=self.spares, folder=warm.slot)
+        return warm
 
     def _after(self, step: int, player: int, state: GameState, goes_on: bool) -> None:
         """What step ``step`` leaves to write, done while the next player runs

@@ -13,7 +13,7 @@ from typing import Callable, Hashable, Protocol, Sequence, TextIO
 from . import files, humans
 from .errors import InputError
 from .game import DecisionError, Game, GameState
-from . import seats
+from . import seats, warmseats
 from .runner import Limits, RunResult, run_process
 from .sandbox import Sandbox, player_environment
 from .seatfiles import SeatFolder
@@ -80,15 +80,31 @@ class ProcessAgent:
         self.meanwhile: Callable[[], None] | None = None
 
     def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path],
-               pass_env: Sequence[str] = ()) -> None:
+               pass_env: Sequence[str] = (), warm: seats.WarmSeat | None = None) -> None:
         """Give the agent its seat (called by the match before its first step;
         :func:`start_seats` then starts its host) and its clean environment
-        (``pass_env``: the referee's variables a config lets through)."""
+        (``pass_env``: the referee's variables a config lets through).
+        ``warm``: its seat host is a warm seat's (see :mod:`.warmseats`), and
+        ``seat`` that seat's slot."""
         self.seat = seat
         sandboxed = sandbox.on and seats.available()
         self.environ = player_environment(os.environ, seat.path.absolute(), sandboxed, pass_env)
         if seats.available():
-            self.host = SeatHost(seat.path, sandbox, hidden, self.environ)
+            self.host = SeatHost(seat.path, sandbox, hidden, self.environ, warm)
+
+    def warm_seat(self, sandbox: Sandbox, hidden: list[Path], pass_env: Sequence[str], limits: Limits,
+                  games: Path, home: Path) -> seats.WarmSeat | None:
+        """A warm seat for this player in a series' game (see
+        :mod:`.warmseats`), its host taken from the fork server if one of its
+        key is kept, else to be started in a new slot under ``games``; None
+        where seats are not kept (no fork server, no sandbox)."""
+        if not (warmseats.enabled() and sandbox.on and seats.available()):
+            return None
+        environ = player_environment(os.environ, Path("/"), True, pass_env)
+        key = seats.warm_key(sandbox, self.argv, hidden, environ, limits)
+        lease = warmseats.take(key)
+        slot = Path(lease.slot) if lease is not None else warmseats.new_slot(games)
+        return seats.WarmSeat(key, lease, slot, home)
 
     def _env(self, player: int, step: int | None) -> dict[str, str]:
         env = dict(self.environ)
@@ -131,7 +147,7 @@ class ProcessAgent:
             self.host.close()
 
     def close(self) -> None:
-        if self.host is not None:
+        if self.host is not None and not self.host.reset:  # a reset warm host waits for land_seats
             self.host.close()
 
 
@@ -157,12 +173,29 @@ def start_seats(agents: Sequence[tuple[ProcessAgent, Limits]]) -> None:
 
 
 def close_agents(agents: Sequence[Agent]) -> None:
-    """Close every agent; seat hosts all at once (see :func:`seats.close_hosts`)."""
-    seats.close_hosts([a.host for a in agents if isinstance(a, ProcessAgent) and a.host is not None])
+    """Close every agent; seat hosts all at once (see :func:`seats.close_hosts`);
+    warm seats' hosts are reset instead, each kept or ended by
+    :func:`land_seats` once the match has let go of their seat folders."""
+    hosts = [a.host for a in agents if isinstance(a, ProcessAgent) and a.host is not None]
+    seats.retire_hosts([host for host in hosts if host.warm is not None])
+    seats.close_hosts([host for host in hosts if host.warm is None])
     for agent in agents:
         close = getattr(agent, "close", None)
         if close is not None:
             close()
+
+
+def land_seats(agents: Sequence[Agent]) -> None:
+    """The end of warm seats (see :func:`seats.keep_host`): each slot's files
+    into its game's seat folder, its host kept for the next game or ended."""
+    for agent in agents:
+        host = agent.host if isinstance(agent, ProcessAgent) else None
+        if host is not None and host.warm is not None:
+            try:
+                seats.keep_host(host)
+            except Exception:
+                host.close()
+                raise
 
 
 def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply:

@@ -257,17 +257,24 @@ def tmp_bytes(disk_mb: float | None) -> int:
 
 
 def wrap(sandbox: Sandbox, host_argv: Sequence[str], seat: Path, hidden: Sequence[Path],
-         player_argv: Sequence[str], tmp_size: int = tmp_bytes(None)) -> list[str]:
+         player_argv: Sequence[str], tmp_size: int = tmp_bytes(None), warm: bool = False) -> list[str]:
     """The command line that starts ``host_argv`` inside the sandbox for one
     seat (see the module docstring and docs/protocol.md).  ``hidden`` are
     folders the player must not see (the match folder, a tournament's
     folder): covered by an empty read-only folder where a shown folder holds
-    them; the seat folder is shown again inside."""
+    them; the seat folder is shown again inside.
+
+    ``warm``: a sandbox kept for its entrant's next game of a series
+    (:mod:`referee.core.warmseats`): it outlives the worker that started it
+    (no ``--die-with-parent``; it ends when the last holder of its host's
+    input is gone, the fork server at the latest), and its POSIX message
+    queues are listed in ``/dev/mqueue``, so that its host can see that a
+    player left none (``seathost.reset``)."""
     assert sandbox.binary is not None
     seat = seat.resolve()
     argv = [sandbox.binary, "--unshare-all", "--unshare-user", "--uid", str(PLAYER_UID),
-            "--gid", str(PLAYER_GID), "--cap-drop", "ALL", "--die-with-parent", "--as-pid-1",
-            "--new-session"]
+            "--gid", str(PLAYER_GID), "--cap-drop", "ALL",
+            *([] if warm else ["--die-with-parent"]), "--as-pid-1", "--new-session"]
     if _supports(sandbox.binary, "--disable-userns"):
         argv.append("--disable-userns")  # no nested namespace in which to regain capabilities
     bound = [Path(p) for p in RUNTIME]
@@ -281,7 +288,8 @@ def wrap(sandbox: Sandbox, host_argv: Sequence[str], seat: Path, hidden: Sequenc
     argv += ["--proc", "/proc"]
     for name in PROC_COVERED:
         argv += ["--ro-bind-try", f"/proc/{name}", f"/proc/{name}"]
-    argv += ["--dev", "/dev", "--size", str(tmp_size), "--tmpfs", "/dev/shm",
+    argv += ["--dev", "/dev", *(["--mqueue", "/dev/mqueue"] if warm else []),
+             "--size", str(tmp_size), "--tmpfs", "/dev/shm",
              "--size", str(tmp_size), "--tmpfs", "/tmp"]
     for path in exposed_paths(host_argv, player_argv):
         argv += ["--ro-bind", str(path), str(path)]

@@ -238,6 +238,9 @@ class SeatFolder:
     player: int
     check_snapshots: bool = True  # False where the sandbox mounts step_logs read-only
     spares: Spares | None = None  # files made ahead of time, for creations on the critical path
+    # The seat folder where it is not the match's players/p<id>/: a warm
+    # seat's slot (referee.core.warmseats), <slot>/players/seat.
+    folder: Path | None = None
     repairs: list[str] = field(default_factory=list)
     _written: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     _reserved: set[int] = field(default_factory=set)  # snapshots created empty, to fill
@@ -247,7 +250,11 @@ class SeatFolder:
 
     @property
     def path(self) -> Path:
-        return self.match_root / "players" / f"p{self.player}"
+        return self.folder if self.folder is not None else self.match_root / "players" / f"p{self.player}"
+
+    @property
+    def _name(self) -> str:
+        return self.folder.name if self.folder is not None else f"p{self.player}"
 
     def _dirs(self) -> tuple[int, int]:
         """(seat fd, step_logs fd), held until :meth:`close`.  At each use one
@@ -258,9 +265,9 @@ class SeatFolder:
         self.close()
         fds: list[int] = []
         try:
-            fds.append(os.open(self.match_root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+            fds.append(os.open(self.path.parent.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
             fds.append(open_dir(fds[-1], "players", self.repairs, "players/"))
-            fds.append(open_dir(fds[-1], f"p{self.player}", self.repairs, f"players/p{self.player}/"))
+            fds.append(open_dir(fds[-1], self._name, self.repairs, f"players/p{self.player}/"))
             fds.append(open_dir(fds[-1], "step_logs", self.repairs, "step_logs/"))
         except BaseException:
             for fd in fds:
@@ -273,7 +280,7 @@ class SeatFolder:
     def _unchanged(self) -> bool:
         assert self._held is not None
         root, players, seat, _ = self._held
-        for (parent, name), ident in zip(((root, "players"), (players, f"p{self.player}"),
+        for (parent, name), ident in zip(((root, "players"), (players, self._name),
                                           (seat, "step_logs")), self._idents):
             try:
                 info = os.stat(name, dir_fd=parent, follow_symlinks=False)

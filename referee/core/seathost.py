@@ -31,7 +31,8 @@ Reply:    {"exit", "signal", "timed_out", "wall", "cpu", "peak_kb",
 host's start-up is never charged to a player).  A request with
 "persistent": true and "step": k runs one step of the kept-alive player
 (run_persistent); one with "prestart": true starts it before the match
-(prestart).  End of input: kill everything and exit.
+(prestart); {"reset": 1} makes a warm host as a fresh one between two
+games (reset).  End of input: kill everything and exit.
 """
 from __future__ import annotations
 
@@ -1163,6 +1164,117 @@ def _environment(env: dict, req: dict) -> dict:
     return env
 
 
+PRIVATE = ("/tmp", "/dev/shm")  # the sandbox's own writable folders besides the seat (tmpfs)
+IPC_LISTS = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+MQUEUE = "/dev/mqueue"  # a warm sandbox's POSIX message queues (bwrap --mqueue), listed here
+
+
+def reset(pid1: bool) -> dict:
+    """Make a warm host (kept for its entrant's next game of a series, see
+    ``referee.core.warmseats``) as a fresh one is: every process but this
+    host killed, the kept-alive player forgotten, the output files let go,
+    the private ``/tmp`` and ``/dev/shm`` as they were when it started
+    (what was added removed, modes restored).  Then check that nothing is
+    left: no other process, no System V IPC object, no POSIX message queue,
+    ``/tmp`` and ``/dev/shm`` as they were.  ``{"reset": true}``, or
+    ``{"reset": false, "why": ...}`` and the referee ends this host
+    instead of keeping it.  Only as pid 1 of a sandbox: its namespaces hold
+    everything a player could leave (the seat folder is the referee's to
+    empty)."""
+    if not pid1:
+        return {"reset": False, "why": "not the pid 1 of a sandbox"}
+    sweep(pid1, None)
+    PERSISTENT.forget()
+    for fd in _OUTPUTS.values():
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _OUTPUTS.clear()
+    _ENDS.clear()
+    os.chdir("/")
+    problems = []
+    for folder, was in _PRIVATE_TREES.items():
+        _restore(folder, "", was)
+        if _tree(folder) != was:
+            problems.append(f"{folder} is not as it was")
+    if [p for p in os.listdir("/proc") if p.isdigit() and p != "1"]:
+        problems.append("a process is left")
+    for listing in IPC_LISTS:
+        try:
+            if len(_proc(listing).splitlines()) > 1:
+                problems.append(f"{listing} is not empty")
+        except OSError:
+            pass
+    try:
+        if os.listdir(MQUEUE):
+            problems.append("a message queue is left")
+    except OSError:
+        pass
+    return {"reset": not problems, "why": "; ".join(problems)}
+
+
+_PRIVATE_TREES: dict = {}  # folder of PRIVATE: its tree as this host found it (see _tree)
+
+
+def _tree(folder: str) -> dict:
+    """What ``folder`` holds: {relative path: (kind, mode, owner, xattrs)},
+    the folder itself as ""; what another mount holds is not walked (the
+    folders bwrap made in ``/tmp`` to mount the seat folder on)."""
+    found: dict = {}
+    try:
+        top = os.lstat(folder)
+    except OSError:
+        return found
+
+    def look(rel: str, info) -> None:
+        path = folder + rel
+        try:
+            xattrs = tuple(sorted(os.listxattr(path, follow_symlinks=False)))
+        except OSError:
+            xattrs = ()
+        found[rel] = (stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_uid, xattrs)
+        if stat.S_ISDIR(info.st_mode) and info.st_dev == top.st_dev:
+            try:
+                names = os.listdir(path)
+            except OSError:
+                return
+            for name in names:
+                try:
+                    look(f"{rel}/{name}", os.lstat(f"{path}/{name}"))
+                except OSError:
+                    pass
+
+    look("", top)
+    return found
+
+
+def _restore(folder: str, rel: str, was: dict) -> None:
+    """Put ``folder + rel`` back as ``was`` had it: what was not there is
+    removed (this host's user owns what its player made: a folder made
+    unreadable is opened first), the modes of what was are restored; other
+    mounts are left alone.  Errors are left for the check after."""
+    path = folder + rel
+    try:
+        info = os.lstat(path)
+        if rel in was and was[rel][0] == stat.S_IFMT(info.st_mode):
+            if stat.S_IMODE(info.st_mode) != was[rel][1] and not stat.S_ISLNK(info.st_mode):
+                os.chmod(path, was[rel][1])
+        elif stat.S_ISDIR(info.st_mode):
+            os.chmod(path, 0o700)
+        else:
+            os.unlink(path)
+            return
+        if not stat.S_ISDIR(info.st_mode) or info.st_dev != os.lstat(folder).st_dev:
+            return
+        for name in os.listdir(path):
+            _restore(folder, f"{rel}/{name}", was)
+        if rel not in was:
+            os.rmdir(path)
+    except OSError:
+        pass
+
+
 def main() -> None:
     pid1 = "--pid1" in sys.argv[1:]
     if pid1 and os.getpid() != 1:
@@ -1186,6 +1298,9 @@ def main() -> None:
         PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() == 1:  # the referee is already gone
             os._exit(0)
+    if pid1:  # what reset puts back
+        for folder in PRIVATE:
+            _PRIVATE_TREES[folder] = _tree(folder)
     control = sys.stdin.fileno()
     answer = sys.stdout
     env: dict = {}
@@ -1199,6 +1314,8 @@ def main() -> None:
                 reply = run_persistent(req, pid1, control)
             elif req.get("prestart"):
                 reply = prestart(req, pid1, control)
+            elif req.get("reset"):
+                reply = reset(pid1)
             else:
                 reply = run(req, pid1, control, answer)
         except Exception as exc:  # noqa: BLE001 - a bad request must not kill the host

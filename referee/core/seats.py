@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from . import cgroups, sandbox as sandbox_mod
+from . import cgroups, sandbox as sandbox_mod, warmseats
 from .runner import LINUX, Limits, RunResult, _children, rlimit_values, usable_cores
 
 HOST_SCRIPT = Path(__file__).with_name("seathost.py")
@@ -87,10 +87,52 @@ def _fresh(cached: str, source: Path) -> bool:
             and int.from_bytes(head[12:16], "little") == info.st_size & 0xFFFFFFFF)
 
 
+class Leased:
+    """A warm seat host taken from the fork server (:mod:`.warmseats`), seen
+    as the Popen of a host this process started: it is not our child, so it
+    is watched, waited for and killed through its pidfd."""
+
+    def __init__(self, lease: warmseats.Lease) -> None:
+        self.lease = lease
+        self.pid = lease.pid
+        self.stdin = open(lease.stdin, "wb", buffering=0)
+        self.stdout = open(lease.stdout, "rb", buffering=0)
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and select.select([self.lease.pidfd], [], [], 0)[0]:
+            self.returncode = -signal.SIGKILL  # its parent, the fork server, reaps it
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            if not select.select([self.lease.pidfd], [], [], timeout)[0]:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+            self.returncode = -signal.SIGKILL
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self.lease.pidfd, signal.SIGKILL)
+
+    def close(self) -> None:
+        for pipe in (self.stdin, self.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        with contextlib.suppress(OSError):
+            os.close(self.lease.pidfd)
+
+
 class SeatHost:
     def __init__(self, seat_dir: Path, sandbox: sandbox_mod.Sandbox,
-                 hidden: Sequence[Path] = (), environ: Mapping[str, str] | None = None) -> None:
+                 hidden: Sequence[Path] = (), environ: Mapping[str, str] | None = None,
+                 warm: "WarmSeat | None" = None) -> None:
         self.seat_dir = Path(seat_dir).absolute()  # the host does not share our cwd
+        # A warm seat (a series' seat host kept for its entrant's next game):
+        # its key, the host taken for it if any, where its files go at the end.
+        self.warm = warm
+        self.reset = False  # reset at the game's end, to be kept (see retire_hosts)
         self.sandbox = sandbox
         self.hidden = list(hidden)
         # The host's own environment: its player's (sandbox.player_environment),
@@ -123,16 +165,30 @@ class SeatHost:
         return lines[-1][:300] if lines else ""
 
     def _start(self, player_argv: Sequence[str]) -> None:
+        lease = self.warm.lease if self.warm is not None else None
+        if lease is not None:  # a warm host from an earlier game: it answers the ping as a new one
+            self.warm.lease = None
+            self._drop_group()
+            self.proc = Leased(lease)  # type: ignore[assignment]
+            where = cgroups.hierarchy()
+            if lease.groups and where is not None:
+                self.group = cgroups.SeatGroup(where, {name: Path(folder) for name, folder in lease.groups.items()})
+            _HOSTS.add(lease.pid)
+            self.starts += 1
+            self.sent_env = None
+            return
         _compile_host()
         host = host_argv(self.sandbox.on)
         if self.sandbox.on:
             argv = sandbox_mod.wrap(self.sandbox, host, self.seat_dir, self.hidden,
-                                    player_argv, sandbox_mod.tmp_bytes(self.limits.disk_mb))
+                                    player_argv, sandbox_mod.tmp_bytes(self.limits.disk_mb),
+                                    warm=self.warm is not None)
         else:
             argv = host
         self._drop_group()
         self.group = cgroups.SeatGroup.create(self.limits.memory_mb, self.limits.processes,
-                                              self.sandbox.on)
+                                              self.sandbox.on,
+                                              owner=warmseats.keeper_pid() if self.warm is not None else None)
         if self.group is None and not self.sandbox.on:
             _adopt_orphans()
         joining = self.group.joining(argv) if self.group is not None else None
@@ -151,6 +207,12 @@ class SeatHost:
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:
+        if isinstance(proc, Leased):  # not our child: its pid may be another's once it ended
+            proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+            proc.close()
+            return
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
@@ -402,8 +464,103 @@ def close_hosts(hosts: Sequence[SeatHost]) -> None:
             SeatHost._kill(proc)
         with contextlib.suppress(OSError):
             proc.stdout.close()
+        if isinstance(proc, Leased):
+            proc.close()
     for host in hosts:
         host._drop_group()
+
+
+# ----- warm seats: a series' seat hosts kept for their entrants' next games
+RESET_TIMEOUT_S = 5.0
+
+
+class WarmSeat:
+    """What makes a seat warm (see :mod:`.warmseats`): the key of its host,
+    the host taken for it (if any, until started), its slot's seat folder
+    (bound as the seat folder in the sandbox) and the game's own seat folder
+    its files go to at the end, and the slot's state as the game found it."""
+
+    def __init__(self, key: str, lease: "warmseats.Lease | None", slot: Path, home: Path) -> None:
+        self.key, self.lease, self.slot, self.home = key, lease, slot, home
+        self.state = warmseats.slot_state(slot)
+        self.log = slot.parent / f".host-{slot.name}.log"  # its host's, over all its games
+        self.log_start = self.log.stat().st_size if self.log.exists() else 0
+
+
+def warm_key(sandbox: sandbox_mod.Sandbox, player_argv: Sequence[str], hidden: Sequence[Path],
+             environ: Mapping[str, str], limits: Limits) -> str:
+    """The key of a warm seat's host: everything it is made of but its slot
+    (the sandbox's command line, with a stand-in for the slot; the
+    environment but HOME; the limits it takes on and its group's)."""
+    stand_in = Path("/nonexistent/referee-slot")
+    argv = sandbox_mod.wrap(sandbox, host_argv(True), stand_in, hidden, player_argv,
+                            sandbox_mod.tmp_bytes(limits.disk_mb), warm=True)
+    env = {name: value for name, value in environ.items() if name != "HOME"}
+    return warmseats.key_of([argv, env, SeatHost._fixed(limits)])
+
+
+def retire_hosts(hosts: Sequence[SeatHost]) -> None:
+    """At a game's end, reset warm hosts for their entrants' next games
+    (``seathost.reset``: every process of the seat killed, its private
+    folders emptied, nothing left); one that is not reset is ended now.
+    Those reset stay up until their slots are landed (:func:`keep_host`)."""
+    asks = [(host, message({"reset": 1}), RESET_TIMEOUT_S) for host in hosts
+            if host.warm is not None and host.proc is not None and host.proc.poll() is None]
+    replies = _exchange(asks, len(asks))
+    for (host, _, _), (reply, _) in zip(asks, replies):
+        if reply is not None and reply.get("reset") is True:
+            host.reset = True
+        else:
+            host._abandon()
+
+
+def keep_host(host: SeatHost) -> None:
+    """Land a warm seat's slot (its files into the game's seat folder) and
+    hand its host, if reset and the slot is as it was, to the fork server
+    for the entrant's next game; else end the host and remove the slot."""
+    warm = host.warm
+    if warm is None:
+        return
+    landed = warmseats.land(warm.slot, warm.home)
+    with contextlib.suppress(OSError), open(warm.log, "rb") as log:  # what its host said in this game
+        log.seek(warm.log_start)
+        (warm.home.parent / f".host-{warm.home.name}.log").write_bytes(log.read())
+    kept = False
+    if landed and host.reset and host.proc is not None and host.proc.poll() is None \
+            and warm.state is not None and warmseats.slot_state(warm.slot) == warm.state:
+        kept = warmseats.give(warm.key, _lease(host))
+    host.reset = False
+    if kept:
+        _HOSTS.discard(host.proc.pid)
+        host.proc = None
+        host.group = None  # the fork server removes it once the host ends
+        host.warm = None
+        return
+    host.close()
+    warmseats.remove_slot(warm.slot)
+    host.warm = None
+
+
+def _lease(host: SeatHost) -> warmseats.Lease:
+    """The host as handed over: its pipes and a pidfd (duplicated: this
+    process's copies are closed)."""
+    proc = host.proc
+    assert proc is not None and host.warm is not None
+    if isinstance(proc, Leased):
+        lease = proc.lease
+        fds = (os.dup(proc.stdin.fileno()), os.dup(proc.stdout.fileno()), os.dup(lease.pidfd))
+        proc.close()
+    else:
+        fds = (os.dup(proc.stdin.fileno()), os.dup(proc.stdout.fileno()), os.pidfd_open(proc.pid))
+        for pipe in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        # Never waited for here (subprocess would reap it, should it end
+        # while this worker lives): the fork server, its parent once this
+        # worker is gone, reaps it.
+        proc.returncode = 0
+    groups = {name: str(folder) for name, folder in host.group.folders.items()} if host.group else None
+    return warmseats.Lease(proc.pid, *fds, slot=str(host.warm.slot), groups=groups)
 
 
 def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:

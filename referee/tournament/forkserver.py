@@ -42,6 +42,8 @@ import traceback
 from pathlib import Path
 from typing import IO
 
+from referee.core import warmseats
+
 from . import worker
 
 
@@ -53,15 +55,18 @@ def available() -> bool:
 
 # ----- the server ------------------------------------------------------------------
 
-def _child(read: int, order: dict) -> None:
-    """In the forked worker: its stdin, output, environment and folder, then
-    the game (never returns)."""
+def _child(read: int, order: dict, channel: int) -> None:
+    """In the forked worker: its stdin, output, environment and folder, its
+    socket to the server's kept seat hosts (``channel``, see
+    :mod:`referee.core.warmseats`), then the game (never returns)."""
     try:
         os.dup2(read, 0)
         errors = os.open(order["errors"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.dup2(errors, 1)
         os.dup2(errors, 2)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # the server's pipes, other workers' inputs
+        os.dup2(channel, 3)
+        os.closerange(4, os.sysconf("SC_OPEN_MAX"))  # the server's pipes, other workers' inputs
+        warmseats.connect(3)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.environ.clear()
         os.environ.update(order["env"])
@@ -94,6 +99,8 @@ def serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     inputs: dict[int, int] = {}              # ID: write end of the worker's stdin
     running: dict[int, tuple[int, int]] = {}  # pidfd: (ID, pid)
+    keeper = warmseats.Keeper()  # seat hosts kept for later games
+    channels: dict[int, tuple[int, object]] = {}  # socket fd: (ID, the server's end of the worker's socket)
     warmed: set[tuple[str, str]] = set()  # (game, sandbox)
     pending = b""
     open_input = True
@@ -115,18 +122,23 @@ def serve() -> None:
             _warm(*what)
             warmed.add(what)
         read, write = os.pipe()
+        ours, theirs = keeper.channel()
         try:
             pid = os.fork()
         except OSError as exc:
             os.close(read)
             os.close(write)
+            ours.close()
+            theirs.close()
             with contextlib.suppress(OSError), open(order["errors"], "a") as f:
                 f.write(f"referee: cannot start a game's worker: {exc}\n")
             report(f"exit {ident} 1")
             return
         if pid == 0:
-            _child(read, order)
+            _child(read, order, theirs.fileno())
         os.close(read)
+        theirs.close()
+        channels[ours.fileno()] = (ident, ours)
         inputs[ident] = write
         running[os.pidfd_open(pid)] = (ident, pid)
         feed(ident, order["spec"].encode() + b"\n")
@@ -152,8 +164,19 @@ def serve() -> None:
                         os.kill(pid, signal.SIGKILL)
 
     while open_input or running:
-        ready, _, _ = select.select(([0] if open_input else []) + list(running), [], [])
+        ready, _, _ = select.select(([0] if open_input else []) + list(channels) + keeper.fds() + list(running),
+                                    [], [])
+        # A worker's message (a seat host given back) before its exit, which
+        # it precedes: the next game's worker is started only after that exit.
+        for fd in [fd for fd in ready if fd in channels]:
+            if not keeper.handle(channels[fd][1]):
+                channels.pop(fd)[1].close()
+        for fd in [fd for fd in ready if fd in keeper.watched]:
+            keeper.drop(fd)  # a kept host that ended
+        keeper.reap(workers={pid for _, pid in running.values()})
         for fd in ready:
+            if fd in channels or fd not in running and fd != 0:
+                continue
             if fd == 0:
                 chunk = os.read(0, 1 << 16)
                 if not chunk:
@@ -170,10 +193,20 @@ def serve() -> None:
                 continue
             ident, pid = running.pop(fd)
             os.close(fd)
+            for channel_fd, (owner, channel) in list(channels.items()):
+                if owner == ident:  # what it sent is read before its exit is told
+                    while select.select([channel_fd], [], [], 0)[0] and keeper.handle(channel):
+                        pass
+                    channels.pop(channel_fd)
+                    channel.close()
             _, status = os.waitpid(pid, 0)
             with contextlib.suppress(KeyError, OSError):
                 os.close(inputs.pop(ident))
             report(f"exit {ident} {os.waitstatus_to_exitcode(status)}")
+    keeper.close()
+    with contextlib.suppress(ChildProcessError):  # what workers left to us, a subreaper
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
 
 
 # ----- the client ------------------------------------------------------------------

@@ -22,7 +22,8 @@ from typing import Any, Callable, TextIO
 import yaml
 
 from referee import __version__
-from referee.core import files
+from referee.core import files, warmseats
+from referee.core.trees import remove_tree
 from referee.core.errors import InputError
 from referee.core.log import MatchFolder, read_match_yaml, read_result_yaml
 from referee.core.match import MatchSpec
@@ -139,8 +140,10 @@ class WorkerPlay:
         self._staged: dict[str, tuple[str, int, Path]] = {}  # key: (SPEC, worker, stderr file)
         self._lock = threading.Lock()
         self._stopped = False
+        self._games: Path | None = None  # where the games' folders are
 
     def _start(self, spec_line: str, errors: Path) -> int:
+        self._games = errors.parent
         if self._launcher is None:
             self._launcher = (ForkServer(errors.parent / ".forkserver.stderr.txt")
                               if forkserver.available() else Spawner())
@@ -223,6 +226,8 @@ class WorkerPlay:
         self._call_off(staged)
         if self._launcher is not None:
             self._launcher.close()
+        if self._games is not None:  # the warm seats' slots (each kept one is removed as its host ends)
+            remove_tree(self._games / warmseats.SLOTS)
 
     def stop(self) -> None:
         with self._lock:
