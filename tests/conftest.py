@@ -25,6 +25,15 @@ import launcher
 # runs: the referee's bytecode is the Makefile's `bytecode` target.
 sys.dont_write_bytecode = False
 
+# The tests run as in an activated venv (README: ``source .venv/bin/activate``),
+# where a student's ``python3 player.py`` is the venv's Python: otherwise
+# ``python3`` is whatever comes first on PATH, on this machine pyenv's shim, a
+# bash script that costs ~0.2 s of CPU at every step of such a player.
+VENV_BIN = str(Path(sys.executable).parent)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != VENV_BIN:
+    os.environ["PATH"] = os.pathsep.join([VENV_BIN, *[p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                                      if p and p != VENV_BIN]])
+
 ROOT = Path(__file__).resolve().parents[1]
 BOARDS = ROOT / "boards"
 PYTHON_SDK = ROOT / "players" / "sdk" / "python"

@@ -8,7 +8,6 @@ import os
 import shutil
 import site
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -43,13 +42,6 @@ opponents:
     zero_at: 0.0
     visibility: after_due_date
 """
-
-
-def python3_first() -> str:
-    """PATH with the test venv's Python as ``python3``: submissions run
-    ``python3 player.py`` (their manifest), as run_autograder makes it the
-    package's."""
-    return f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
 
 
 def submission(tmp_path: Path, name: str, sdk: bool = True) -> Path:

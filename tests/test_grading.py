@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from conftest import needs_gpp, referee
-from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, needs_sandbox, python3_first,
+from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, needs_sandbox,
                          submission, unharmed, validate, write_config)
 from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
@@ -24,11 +24,6 @@ from referee.grading.formats import render
 from referee.grading.gauntlet import grade
 from referee.grading.submission import MANIFEST
 from referee.tournament.ratings import EloEstimate, describe_elo, elo_interval, sweep_bound
-
-
-@pytest.fixture(autouse=True)
-def python3_is_this_python(monkeypatch):
-    monkeypatch.setenv("PATH", python3_first())
 
 
 # ----- the config ----------------------------------------------------------------

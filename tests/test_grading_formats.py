@@ -3,12 +3,11 @@ config gives: two submissions graded once for the module (a module-scoped
 fixture keeps these tests together on one xdist worker)."""
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 import pytest
 
-from grading_kit import python3_first, submission, validate, write_config
+from grading_kit import submission, validate, write_config
 from referee.grading import config as grading_config
 from referee.grading.formats import FORMATS, render
 from referee.grading.gauntlet import grade
@@ -18,14 +17,9 @@ from referee.grading.gauntlet import grade
 def graded(tmp_path_factory):
     """The good bot and the crashing one, graded once for the module."""
     tmp_path = tmp_path_factory.mktemp("graded")
-    old = os.environ["PATH"]
-    os.environ["PATH"] = python3_first()
-    try:
-        config = grading_config.load(write_config(tmp_path))
-        return {name: grade(config, submission(tmp_path, name, sdk=name != "good"), tmp_path / name)
-                for name in ("good", "crash_at_3")}
-    finally:
-        os.environ["PATH"] = old
+    config = grading_config.load(write_config(tmp_path))
+    return {name: grade(config, submission(tmp_path, name, sdk=name != "good"), tmp_path / name)
+            for name in ("good", "crash_at_3")}
 
 
 @pytest.mark.slow

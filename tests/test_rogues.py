@@ -203,8 +203,9 @@ ROGUES: dict[str, Rogue] = {
         "subprocess.Popen(['sh', '-c', 'sleep 1000 & sleep 1000'], start_new_session=True); decide()"),
     # --- resources
     "memory_hog": Rogue("x = bytearray(3 * 1024 ** 3)", "MEMORY_LIMIT"),
-    # A wall limit far past the CPU limit: 2 s of CPU can take many seconds on a busy machine.
-    "cpu_hog": Rogue("while True: pass", "CPU_LIMIT", options=("--set", "hard_time=60")),
+    # A wall limit far past the CPU limit: a second of CPU can take many seconds on a busy
+    # machine.  (1 s, RLIMIT_CPU's least: the gallery's 2 s would only burn more.)
+    "cpu_hog": Rogue("while True: pass", "CPU_LIMIT", options=("--set", "hard_time=60", "--set", "cpu_time=1")),
     "floods_stdout": Rogue("sys.stdout.write('y' * 5_000_000); decide()", check="stdout_capped"),
     "many_files": Rogue("[open(f'f{i}', 'w').close() for i in range(500)]; decide()"),
     "exhausts_file_descriptors": Rogue(
@@ -313,13 +314,14 @@ ROGUES: dict[str, Rogue] = {
         # a control group refuses the 65th fork; measured without one, all are killed
         verdict="OK" if cgroups.available() else "CRASH", check="forks_noted"),
     "orphan_workers_ignore_sigxcpu": Rogue(  # their CPU is the seat's, though nobody waits for them
+        # (0.75 s each: under the limit alone, together well over it and its 0.1 s grain)
         "done_r, done_w = os.pipe()\n"
         "for _ in range(2):\n"
         "    if os.fork() == 0:\n"
         "        os.setsid()\n"
         "        if os.fork() == 0:\n"
         "            signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
-        "            while time.process_time() < 1.3: pass\n"
+        "            while time.process_time() < 0.75: pass\n"
         "            os.write(done_w, b'1'); os._exit(0)\n"
         "        os._exit(0)\n"
         "os.close(done_w)\n"
@@ -582,9 +584,14 @@ def test_cpu_hogs_forked_after_done_do_not_run_in_the_opponents_step(tmp_path, m
     so the opponent (a Python start-up, ~50 ms of CPU) is never starved into
     a TIMEOUT (it was, 12 matches in 12, with the hogs left running)."""
     # (one every 20 ms: a burst right at ``done`` is caught by the host's sweep;
-    # these keep coming after it, which only the freeze stops)
-    hogs = ("for _ in range(96):\n"
+    # these keep coming after it, which only the freeze stops.  Its next
+    # request waiting means it was frozen through the opponent's step: it
+    # stops there, rather than fork the rest into its own step, to no purpose.)
+    hogs = ("import select\n"
+            "for _ in range(96):\n"
             "    time.sleep(0.02)\n"
+            "    if select.select([sys.stdin], [], [], 0)[0]:\n"
+            "        break\n"
             "    if os.fork() == 0:\n"
             "        os.setsid()\n"
             "        while True: pass")

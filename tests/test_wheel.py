@@ -53,6 +53,8 @@ def clean_env() -> dict[str, str]:
     PYTHONPATH, not the test venv on PATH."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "REFEREE_PLAYERS_DIR", "REFEREE_BOARDS_DIR", "VIRTUAL_ENV")}
+    test_venv = os.path.dirname(sys.executable)  # first on PATH (conftest)
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != test_venv)
     return env
 
 
