@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from referee.core import sandbox
+from referee.core import sandbox, warmseats
 
 from conftest import referee
 
@@ -23,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "boards" / "cantris" / "6x3-1.txt"
 SDK = ROOT / "players" / "sdk" / "python"
 
-pytestmark = pytest.mark.skipif(not sandbox.resolve("auto").on, reason="bwrap cannot start here")
+needs_bwrap = pytest.mark.skipif(not sandbox.resolve("auto").on, reason="bwrap cannot start here")
 
 # A kept-alive player that, when it starts, reports what it finds of earlier
 # games (it is a new process in a fresh seat: it should find nothing), and
@@ -147,6 +149,7 @@ def reports(game: Path) -> dict[str, dict]:
     return found
 
 
+@needs_bwrap
 def test_a_hostile_players_leftovers_never_reach_its_next_game_on_a_kept_host(tmp_path):
     program = tmp_path / "hostile.py"
     program.write_text(HOSTILE)
@@ -214,6 +217,7 @@ def folder_contents(game: Path) -> dict[str, object]:
     return found
 
 
+@needs_bwrap
 @pytest.mark.parametrize("kind", ["persistent", "spawned"])
 def test_a_series_on_warm_seats_writes_what_fresh_seats_write(tmp_path, kind):
     program = tmp_path / "trivial.py"
@@ -226,3 +230,50 @@ def test_a_series_on_warm_seats_writes_what_fresh_seats_write(tmp_path, kind):
     assert names == sorted(p.name for p in fresh.iterdir() if not p.name.startswith("."))
     for name in names:
         assert folder_contents(warm / name) == folder_contents(fresh / name), name
+
+
+def _kept_cat(tmp_path: Path, n: int) -> tuple[subprocess.Popen, warmseats.Lease]:
+    """A stand-in seat host (``cat``: it ends when its input does) as a worker hands it over."""
+    proc = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    slot = warmseats.new_slot(tmp_path)
+    lease = warmseats.Lease(proc.pid, os.dup(proc.stdin.fileno()), os.dup(proc.stdout.fileno()),
+                            os.pidfd_open(proc.pid), str(slot))
+    proc.stdin.close()
+    proc.stdout.close()
+    return proc, lease
+
+
+def test_the_fork_server_keeps_a_bounded_number_of_live_hosts(tmp_path, monkeypatch):
+    keeper = warmseats.Keeper(subreaper=False)  # (not this test process)
+    server, worker = warmseats.Keeper.channel()
+    monkeypatch.setattr(warmseats, "_channel", [worker])
+    hosts = []
+    try:
+        for n in range(warmseats.MAX_KEPT + 1):
+            proc, lease = _kept_cat(tmp_path, n)
+            hosts.append((proc, lease.slot))
+            assert warmseats.give("k", lease)
+            assert keeper.handle(server)
+        # The one given back first is ended (its input closed), its slot removed.
+        assert hosts[0][0].wait(timeout=30) == 0
+        assert not Path(hosts[0][1]).exists()
+        assert all(proc.poll() is None for proc, _ in hosts[1:])
+        # A kept host that ended meanwhile is never handed out.
+        hosts[-1][0].kill()
+        hosts[-1][0].wait()
+
+        def take(key):
+            worker.sendall(b"take " + key.encode())
+            assert keeper.handle(server)
+            data, fds, _, _ = socket.recv_fds(worker, warmseats.MESSAGE, 3)
+            for fd in fds:
+                os.close(fd)
+            return None if data == b"none" else json.loads(data)["pid"]
+
+        assert take("k") == hosts[-2][0].pid
+        assert take("other") is None
+    finally:
+        keeper.close()
+        for proc, _ in hosts:
+            proc.kill()
+            proc.wait()

@@ -50,6 +50,11 @@ SLOTS = ".seats"
 """The folder, beside a series' game folders, that holds its warm seats' slots."""
 SEAT = "seat"
 """A slot's seat folder: ``<slot>/players/seat``."""
+MAX_KEPT = 8
+"""Seat hosts the fork server keeps at most (each a small Python and a
+bwrap, ~12 MB): a two-player series at ``--jobs 1`` needs six (each
+entrant's in the game that plays and the two set up ahead); in a
+tournament of many entrants the longest unused are ended first."""
 MESSAGE = 1 << 16
 
 _channel: list[socket.socket] = []  # the worker's end of its socket to the fork server
@@ -207,15 +212,16 @@ class Keeper:
     """The kept hosts, in the fork server: given back by workers, taken by
     later ones; a kept host that dies is dropped."""
 
-    def __init__(self) -> None:
+    def __init__(self, subreaper: bool = True) -> None:
         self.pool: dict[str, list[_Kept]] = {}
         self.watched: dict[int, _Kept] = {}  # pidfd: a kept host
         self.reaping: set[int] = set()  # hosts' pids to reap once they are our children and end
         self.groups: dict[int, dict[str, str]] = {}  # pid: its group's folders, removed once it ends
-        with contextlib.suppress(Exception):
-            import ctypes
+        if subreaper:  # the hosts of workers that are gone become our children
+            with contextlib.suppress(Exception):
+                import ctypes
 
-            ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+                ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
     @staticmethod
     def channel() -> tuple[socket.socket, socket.socket]:
@@ -243,6 +249,8 @@ class Keeper:
             self.reaping.add(lease.pid)
             if lease.groups:
                 self.groups[lease.pid] = lease.groups
+            while len(self.watched) > MAX_KEPT:  # the one given back longest ago
+                self.drop(next(iter(self.watched)))
         else:
             for fd in fds:
                 os.close(fd)

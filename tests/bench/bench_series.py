@@ -11,8 +11,11 @@ the first non-empty cell, seats swapped in pairs):
 - the floor for spawned players: the game's steps times one bare spawn of
   the same program (``bench_core.bare_spawn``), per game;
 - ``referee play --games N --jobs 1`` with those players, persistent and
-  spawned, with the default sandbox and with ``--sandbox none``, and the same
-  with 2 games.  The rows that count are **each game of a long series**: the
+  spawned, with the default sandbox, with the default sandbox and fresh
+  seats (``REFEREE_WARM_SEATS=off``: a sandbox and seat host made for every
+  seat of every game, as before warm seats; the baseline they are measured
+  against, in the same run) and with ``--sandbox none``, and the same with 2
+  games.  The rows that count are **each game of a long series**: the
   N-game series less the 2-game one, over N - 2, as ratios against the floor
   of its kind.  That is what every game of a series of hundreds costs (the
   issue's case); what a series pays once (the CLI's and the fork server's
@@ -57,15 +60,20 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+VARIANTS = {"auto": "default sandbox", "fresh": "default sandbox, fresh seats", "none": "--sandbox none"}
+"""The series' variants: ``fresh`` is the default sandbox with ``REFEREE_WARM_SEATS=off``."""
+
+
 def series(root: Path, player: str, sandbox: str, tag: str, games: int = GAMES
            ) -> tuple[float, float, list[Path]]:
     """(wall and CPU seconds of ``referee play --games N --jobs 1``, its game folders)."""
     out = root / tag
     argv = [PYTHON, "-m", "referee", "play", "cantris", "--board", str(BOARD),
             "--player", player, "--player", player, "--games", str(games), "--jobs", "1",
-            "--seed", "1", "--sandbox", sandbox, "--out", str(out)]
+            "--seed", "1", "--sandbox", "auto" if sandbox == "fresh" else sandbox, "--out", str(out)]
+    env = dict(os.environ, REFEREE_WARM_SEATS="off") if sandbox == "fresh" else None
     start, cpu = time.perf_counter(), children_cpu()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     took, cpu = time.perf_counter() - start, children_cpu() - cpu
     found = sorted(p.parent for p in (out / "games").glob("*/log.jsonl"))
     assert len(found) == games, found
@@ -88,7 +96,7 @@ def series_rows(runs: dict, ones: dict, floors: dict, index: int, prefix: str
     each, once, whole = [], [], []
     for (kind, sandbox), run in runs.items():
         floor = floors[kind][index]
-        name = f"{kind}, {'default sandbox' if sandbox == 'auto' else '--sandbox none'}"
+        name = f"{kind}, {VARIANTS[sandbox]}"
         pair = ones[kind, sandbox][index]
         game = (run[index] - pair) / (GAMES - 2)
         each.append((f"{prefix}each game of a long series, {name}", f"{game * 1000:.1f} ms",
@@ -101,7 +109,7 @@ def series_rows(runs: dict, ones: dict, floors: dict, index: int, prefix: str
 
 
 def main() -> None:
-    sandboxes = ["auto", "none"] if resolve("auto").on else ["none"]
+    sandboxes = ["auto", "fresh", "none"] if resolve("auto").on else ["none"]
     if len(sandboxes) == 1:
         print("(default sandbox: skipped, bwrap cannot start here)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,8 +120,8 @@ def main() -> None:
         kept = [PYTHON, "-S", str(root / "trivial.py")]
         spawned = [PYTHON, "-S", str(root / "player.py")]
         runs, ones = {}, {}
-        for sandbox in sandboxes:
-            for kind, player in (("persistent", "persistent:" + " ".join(kept)), ("spawned", " ".join(spawned))):
+        for kind, player in (("persistent", "persistent:" + " ".join(kept)), ("spawned", " ".join(spawned))):
+            for sandbox in sandboxes:  # a kind's variants one after the other: the same machine load
                 runs[kind, sandbox] = series(root, player, sandbox, f"{kind}-{sandbox}")
                 ones[kind, sandbox] = series(root, player, sandbox, f"{kind}-{sandbox}-2", games=2)
         games = runs["persistent", sandboxes[0]][2]
@@ -139,7 +147,7 @@ def main() -> None:
              (f"CPU, floor, spawned: {steps:.0f} steps x one bare spawn's CPU ({cpu_spawn * 1000:.1f} ms)",
               f"{steps * cpu_spawn * 1000:.1f} ms", "1.00")]
     rows += series_rows(runs, ones, floors, 1, "CPU, ")
-    rows.append((f"persistent, {'default sandbox' if sandboxes[0] == 'auto' else '--sandbox none'}: "
+    rows.append((f"persistent, {VARIANTS[sandboxes[0]]}: "
                  "step 1 wall / median later step (median of games)", "", f"{statistics.median(first):.2f}"))
     print(f"(load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print_table(rows)
