@@ -112,7 +112,7 @@ def test_rogue_as_an_ordinary_user(world, name, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("rogue", [HOGS, SLEEPERS], ids=["six_hogs_of_200_mib", "two_hundred_sleepers"])
+@pytest.mark.parametrize("rogue", [HOGS, SLEEPERS], ids=["six_hogs_of_100_mib", "two_hundred_sleepers"])
 def test_whole_seat_limits_as_an_ordinary_user(world, rogue, mode):
     """An ordinary user has no control groups: the seat host's measure of
     the whole seat holds (tests/test_seat_limits.py plays the same as root)."""
