@@ -159,6 +159,23 @@ def referee_wheel(tmp_path_factory) -> Path:
         return built[-1] if built else build_wheel(folder / "dist")
 
 
+def pip_install_into(python: Path | str, *args: object, env: dict[str, str] | None = None,
+                     timeout: float = 600) -> subprocess.CompletedProcess:
+    """``pip install ARGS`` into the venv of ``python`` with this test run's
+    pip (``--python``: the venvs the tests make have none of their own, and
+    ensurepip alone costs ~7 s of CPU), then the bytecode pip would write,
+    except numpy's: compiling numpy is ~4 s of CPU per venv, and only a
+    tournament's ratings import it (~0.6 s without its bytecode)."""
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check", "--python", str(python),
+           "install", "--no-compile", "--no-warn-script-location", *map(str, args)]
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=timeout, env=env)
+    if done.returncode == 0:
+        done = subprocess.run([str(python), "-c", "import compileall, re, sysconfig; compileall.compile_dir("
+                               "sysconfig.get_paths()['purelib'], quiet=1, rx=re.compile(r'[/\\\\]numpy[/\\\\]'))"],
+                              capture_output=True, text=True, timeout=timeout, env=env)
+    return done
+
+
 def write_player(folder: Path, name: str, body: str) -> str:
     """Write the Python player program ``folder/name.py``; returns the command line to run it."""
     path = folder / f"{name}.py"

@@ -13,13 +13,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import referee_wheel
+from conftest import pip_install_into, referee_wheel
 from referee.core import sandbox
 from test_rogues import MODES, ROGUES, check_rogue, run_rogue
 from test_seat_limits import HOGS, NO_GROUPS, SLEEPERS
@@ -83,13 +82,12 @@ def world(tmp_path_factory):
     # checkout), installed with this test run's pip into a pip-less venv of
     # the system's Python: the same installed wheel, a minute less than a venv
     # with its own pip building in isolation.
-    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
     wheel = referee_wheel(tmp_path_factory)
-    steps = [lambda: [SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(venv)],
-             lambda: [*pip, "--python", str(venv / "bin" / "python"), "install",
-                      "--no-warn-script-location", str(wheel)]]
+    steps = [lambda: subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(venv)],
+                                    capture_output=True, text=True, timeout=600),
+             lambda: pip_install_into(venv / "bin" / "python", wheel)]
     for step in steps:
-        done = subprocess.run(step(), capture_output=True, text=True, timeout=600)
+        done = step()
         if done.returncode != 0:
             shutil.rmtree(base, ignore_errors=True)
             pytest.skip(f"cannot install into a system-Python venv: {done.stderr.strip()[-200:]}")
@@ -114,7 +112,7 @@ def test_rogue_as_an_ordinary_user(world, name, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("rogue", [HOGS, SLEEPERS], ids=["six_hogs_of_200_mib", "two_hundred_sleepers"])
+@pytest.mark.parametrize("rogue", [HOGS, SLEEPERS], ids=["six_hogs_of_100_mib", "two_hundred_sleepers"])
 def test_whole_seat_limits_as_an_ordinary_user(world, rogue, mode):
     """An ordinary user has no control groups: the seat host's measure of
     the whole seat holds (tests/test_seat_limits.py plays the same as root)."""

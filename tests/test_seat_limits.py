@@ -21,12 +21,12 @@ from test_rogues import MODES, PERSISTENT_PRELUDE, PERSISTENT_ROGUE, Rogue, _per
 NO_GROUPS = {"REFEREE_CGROUPS": "off"}
 NEVER_DECIDE = "while True: time.sleep(1)\n"
 
-HOGS = Rogue(  # 6 x 200 MiB, each under the per-process limit, 1.2 GiB together
+HOGS = Rogue(  # 6 x 100 MiB, each under the per-process limit, 600 MiB together (written: each page costs CPU)
     "for _ in range(6):\n"
     "    if os.fork() == 0:\n"
-    "        held = [bytearray(b'x') * (10 << 20) for _ in range(20)]  # written: resident\n"
+    "        held = [bytearray(b'x') * (10 << 20) for _ in range(10)]  # written: resident\n"
     "        " + NEVER_DECIDE + NEVER_DECIDE,
-    "MEMORY_LIMIT", options=("--set", "memory_mb=512", "--set", "hard_time=60", "--set", "cpu_time=60"))
+    "MEMORY_LIMIT", options=("--set", "memory_mb=256", "--set", "hard_time=60", "--set", "cpu_time=60"))
 
 HIDDEN_HOGS = Rogue(  # the same, each made not dumpable: its smaps_rollup is closed to the host
     HOGS.code.replace("        held = ", "        import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n        held = "),
@@ -45,10 +45,10 @@ SLEEPERS = Rogue(  # 200 sleepers against a limit of 64: a fork that fails is tr
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("rogue, says, limit", [(HOGS, "memory limit (512 MiB)", "memory_mb"),
-                                                (HIDDEN_HOGS, "memory limit (512 MiB)", "memory_mb"),
+@pytest.mark.parametrize("rogue, says, limit", [(HOGS, "memory limit (256 MiB)", "memory_mb"),
+                                                (HIDDEN_HOGS, "memory limit (256 MiB)", "memory_mb"),
                                                 (SLEEPERS, "process limit (64 at once)", "processes")],
-                         ids=["six_hogs_of_200_mib", "six_hogs_not_dumpable", "two_hundred_sleepers"])
+                         ids=["six_hogs_of_100_mib", "six_hogs_not_dumpable", "two_hundred_sleepers"])
 def test_without_control_groups_the_seat_host_holds_the_whole_seat(tmp_path, mode, rogue, says, limit):
     proc, out, survivors = run_rogue(tmp_path, "hog", mode, rogue, env_extra=NO_GROUPS)
     check_rogue(rogue, mode, proc, out, survivors)
@@ -76,7 +76,7 @@ def test_a_persistent_players_hogs_are_measured_and_it_starts_again(tmp_path, mo
                                              template=HOGS_AT_FIRST_STEP)
     assert not survivors and proc.returncode == 0, proc.stderr
     mine = [r for r in read_log(out) if r["player"] == 1]
-    assert mine[0]["verdict"] == "MEMORY_LIMIT" and "memory limit (512 MiB)" in mine[0]["message"], mine[0]
+    assert mine[0]["verdict"] == "MEMORY_LIMIT" and "memory limit (256 MiB)" in mine[0]["message"], mine[0]
     assert len(mine) >= 2 and {r["verdict"] for r in mine[1:]} <= {"OK", "LATE"}, mine
 
 
