@@ -11,7 +11,6 @@ from referee.core.errors import InputError
 from referee.core.game import Game, Setup
 
 from . import codec
-from .course_api import find_module
 from .render import render
 from .rules import (
     DEFAULT_PLY_CAP, GOAL_NAME, Decision, QuoridorState, Wall, seats, unreachable_squares,
@@ -100,6 +99,8 @@ class QuoridorGame(Game):
         run through the adapter."""
         if not spec.startswith(MODULE_PREFIX):
             return None
+        from .course_api import find_module  # the course-module loader: only for module players
+
         given = Path(base_dir, spec[len(MODULE_PREFIX):])
         path = find_module(given)
         if path is None:

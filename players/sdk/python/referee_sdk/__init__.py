@@ -29,7 +29,10 @@ import importlib
 import json
 import os
 import sys
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is for readers and checkers: a player spawned each step need not import it
+    from typing import Any, Callable
 
 DECISION_FILE = "decision.txt"
 BOARD_FILE = "Board.txt"

@@ -21,7 +21,9 @@ turn, every legal decision ("legal").  Decisions: ``save_decision("S", p)``
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # as in referee_sdk/__init__.py: not paid at every step
+    from typing import Any
 
 SIZE = 6
 OPPOSITE = (5, 4, 7, 6, 1, 0, 3, 2)
