@@ -79,10 +79,9 @@ def build_tools_shown(folder: Path) -> dict[str, str] | None:
     without them can build with ``--no-build-isolation``; None if the test
     venv lacks them.  (An isolated build first installs setuptools into a
     scratch environment: ~5 s of CPU for pebbles' editable install.)"""
-    site = Path(importlib.util.find_spec("setuptools").origin).parents[1] \
-        if importlib.util.find_spec("setuptools") and importlib.util.find_spec("wheel") else None
-    if site is None:
+    if not (importlib.util.find_spec("setuptools") and importlib.util.find_spec("wheel")):
         return None
+    site = Path(importlib.util.find_spec("setuptools").origin).parents[1]  # .../site-packages
     folder.mkdir(parents=True, exist_ok=True)
     for name in BUILD_TOOLS:  # the packages and their metadata (setuptools finds its own plugins there)
         for entry in [site / name, *site.glob(f"{name}-*.dist-info")]:
