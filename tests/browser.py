@@ -5,8 +5,12 @@ no browser is installed (`.ci/run` installs one when it runs as root).
 One browser per test module, started at the first page and driven through
 Playwright (the test extra; nothing is downloaded: it runs Debian's
 chromium): a page costs a new tab, not a browser start-up (~1 s of CPU each,
-35 of them in test_html_replay alone).  Without Playwright each page is a
-``chromium --dump-dom`` / ``--screenshot`` run of its own, as before."""
+35 of them in test_html_replay alone).  The tabs of one window size share a
+browser context (the pages keep nothing in storage; a context of its own was
+~0.2 s more of Chromium's CPU per page), and ``dump_dom(..., png=)`` takes
+the screenshot of the tab it read (a second load was ~0.7 s).  Without
+Playwright each page is a ``chromium --dump-dom`` / ``--screenshot`` run of
+its own, as before."""
 from __future__ import annotations
 
 import shutil
@@ -30,6 +34,7 @@ except ImportError:  # the CLI fallback below
     sync_playwright = None
 
 _shared: list = []  # [playwright, browser] once started
+_contexts: dict = {}  # (width, height) -> the browser context of tabs of that size
 
 
 def shared_browser():
@@ -50,17 +55,19 @@ def close_shared_browser() -> None:
     if _shared:
         driver, browser = _shared
         _shared.clear()
+        _contexts.clear()
         browser.close()
         driver.stop()
 
 
 def _open(url: str, width: int, height: int):
-    """A fresh tab (its own storage, as a fresh profile was) with ``url``
-    loaded and its scripts run."""
-    context = shared_browser().new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+    """A fresh tab of that window size with ``url`` loaded and its scripts
+    run (close it when done)."""
+    if (width, height) not in _contexts:
+        _contexts[width, height] = shared_browser().new_context(viewport={"width": width, "height": height})
+    page = _contexts[width, height].new_page()
     page.goto(url, wait_until="load")
-    return context, page
+    return page
 
 
 def _run(*args: str) -> str:
@@ -71,16 +78,24 @@ def _run(*args: str) -> str:
     return proc.stdout
 
 
-def dump_dom(page: Path, fragment: str = "", width: int = 1280) -> "Dom":
-    """The page's DOM as serialised after its scripts ran."""
+def dump_dom(page: Path, fragment: str = "", width: int = 1280, png: Path | None = None) -> "Dom":
+    """The page's DOM as serialised after its scripts ran; with ``png``, also
+    a screenshot of it (as ``screenshot`` takes, at this width by 900)."""
     url = page.resolve().as_uri() + fragment
     if shared_browser() is None:
-        return Dom(_run("--virtual-time-budget=3000", f"--window-size={width},900", "--dump-dom", url))
-    context, tab = _open(url, width, 900)
+        dom = Dom(_run("--virtual-time-budget=3000", f"--window-size={width},900", "--dump-dom", url))
+        if png is not None:
+            screenshot(page, png, fragment, f"{width},900")
+        return dom
+    tab = _open(url, width, 900)
     try:
-        return Dom(tab.content())
+        dom = Dom(tab.content())
+        if png is not None:
+            tab.screenshot(path=str(png))
+            _not_blank(png)
+        return dom
     finally:
-        context.close()
+        tab.close()
 
 
 def screenshot(page: Path, png: Path, fragment: str = "", size: str = "1280,900") -> Path:
@@ -89,11 +104,15 @@ def screenshot(page: Path, png: Path, fragment: str = "", size: str = "1280,900"
         _run(f"--screenshot={png}", f"--window-size={size}", "--virtual-time-budget=3000", url)
     else:
         width, height = map(int, size.split(","))
-        context, tab = _open(url, width, height)
+        tab = _open(url, width, height)
         try:
             tab.screenshot(path=str(png))
         finally:
-            context.close()
+            tab.close()
+    return _not_blank(png)
+
+
+def _not_blank(png: Path) -> Path:
     assert png.stat().st_size > 10_000  # a blank page compresses to far less
     return png
 

@@ -117,7 +117,7 @@ def test_cantris_tiles_removed_cell_and_cascades(pages, tmp_path):
     folder, page = pages["cantris"]
     _, all_frames = recomputed(folder)
     record, state = all_frames[1]  # greedy's first removal on this board cascades
-    dom = dump_dom(page, "#step=1")
+    dom = dump_dom(page, "#step=1", png=tmp_path / "cantris.png")
     assert dom.body()["data-current-step"] == "1"
     want = {(r, c, v) for r, row in enumerate(state.board) for c, v in enumerate(row) if v}
     main = [a for a in dom.find(data_kind="tile")]
@@ -131,7 +131,6 @@ def test_cantris_tiles_removed_cell_and_cascades(pages, tmp_path):
     assert dom.text("details").count("cascade") >= 1
     points = {a["data-player"]: a for a in dom.find(data_kind="points")}
     assert set(points) == {"1", "2"}
-    screenshot(page, tmp_path / "cantris.png", "#step=1")
 
 
 @needs_browser
@@ -141,7 +140,7 @@ def test_quoridor_pawns_walls_goals(pages, name, tmp_path):
     _, all_frames = recomputed(folder)
     k = next((i for i, (r, s) in enumerate(all_frames) if s.wall_list() and i >= 3), middle(all_frames))
     record, state = all_frames[k]
-    dom = dump_dom(page, f"#step={k}")
+    dom = dump_dom(page, f"#step={k}", png=tmp_path / f"{name}.png")
     seats = range(1, state.players + 1)
     assert cells(dom, "pawn", "player", "r", "c") == {(p, *state.pawn(p)) for p in seats if state.pawn(p)}
     assert cells(dom, "wall", "r1", "c1", "r2", "c2") == {(w.r1, w.c1, w.r2, w.c2) for w in state.wall_list()}
@@ -150,7 +149,6 @@ def test_quoridor_pawns_walls_goals(pages, name, tmp_path):
         else sides == {"1": "top", "2": "bottom"}
     left = {int(a["data-player"]): int(a["data-count"]) for a in dom.find(data_kind="walls-left")}
     assert left == {p: state.walls_left[p - 1] for p in seats}
-    screenshot(page, tmp_path / f"{name}.png", f"#step={k}")
 
 
 @needs_browser
@@ -160,7 +158,7 @@ def test_tessella_pieces_and_diamond(pages, tmp_path):
     k = next((i for i, (r, s) in enumerate(all_frames)
               if r and any(e["type"] == "capture" for e in r["events"])), middle(all_frames))
     record, state = all_frames[k]
-    dom = dump_dom(page, f"#step={k}")
+    dom = dump_dom(page, f"#step={k}", png=tmp_path / "tessella.png")
     want = {(p, r, c) for p in (1, 2) for r, c in state.to_json()["pieces"][str(p)]}
     assert cells(dom, "piece", "player", "r", "c") == want
     assert len(dom.find(data_kind="cell")) == 41
@@ -168,7 +166,6 @@ def test_tessella_pieces_and_diamond(pages, tmp_path):
     if any(e["type"] == "capture" for e in record["events"]):
         capture = next(e for e in record["events"] if e["type"] == "capture")
         assert cells(dom, "capture", "r", "c") == {tuple(capture["at"])}
-    screenshot(page, tmp_path / "tessella.png", f"#step={k}")
 
 
 @needs_browser
@@ -178,14 +175,13 @@ def test_blackhole_ships_hole_and_saves(pages, tmp_path):
     k = next((i for i, (r, s) in enumerate(all_frames)
               if r and any(e["type"] == "save" for e in r["events"])), middle(all_frames))
     state = all_frames[k][1]
-    dom = dump_dom(page, f"#step={k}")
+    dom = dump_dom(page, f"#step={k}", png=tmp_path / "blackhole.png")
     want = {(v, r, c) for r, row in enumerate(state.grid) for c, v in enumerate(row) if v in (1, 2)}
     assert cells(dom, "ship", "player", "r", "c") == want
     assert cells(dom, "hole", "r", "c") == {(2, 2)}
     saved = {a["data-player"] for a in dom.find(data_kind="saved")}
     assert saved == {"1", "2"}
     assert f"{state.saved[0]} saved" in dom.source
-    screenshot(page, tmp_path / "blackhole.png", f"#step={k}")
 
 
 @needs_browser
@@ -195,7 +191,7 @@ def test_tsuro_tiles_markers_trails_hands(pages, tmp_path):
     k = next(i for i, (r, s) in enumerate(all_frames)
              if r and i >= len(all_frames) // 2 and any(e["type"] == "move" for e in r["events"]))
     record, state = all_frames[k]
-    dom = dump_dom(page, f"#step={k}")
+    dom = dump_dom(page, f"#step={k}", png=tmp_path / "tsuro.png")
     want_tiles = {(i // 6, i % 6, cell[0], cell[1]) for i, cell in enumerate(state.cells) if cell}
     assert cells(dom, "tile", "r", "c", "tile", "rot") == want_tiles
     want_markers = {(p, *m) for p, m in enumerate(state.markers, 1) if m is not None}
@@ -209,7 +205,6 @@ def test_tsuro_tiles_markers_trails_hands(pages, tmp_path):
             == sorted(hand)
     placed = next(e for e in record["events"] if e["type"] == "place")
     assert cells(dom, "placed", "r", "c") == {tuple(placed["cell"])}
-    screenshot(page, tmp_path / "tsuro.png", f"#step={k}")
     screenshot(page, tmp_path / "tsuro-phone.png", f"#step={k}", size="400,1400")
 
 
@@ -243,7 +238,7 @@ def test_faulty_steps_badges_message_and_escaped_output(tmp_path):
     page = tmp_path / "faulty.html"
     assert referee("replay", folder, "--html", page).returncode == 0
 
-    dom = dump_dom(page, f"#step={crash}")
+    dom = dump_dom(page, f"#step={crash}", png=tmp_path / "faulty.png")
     badge = [a for a in dom.find(data_verdict="CRASH") if "badge" in a.get("class", "")]
     assert badge and all("fault" in a["class"] for a in badge)
     late = [a for a in dom.find(data_verdict="LATE") if "badge" in a.get("class", "")]
@@ -259,7 +254,6 @@ def test_faulty_steps_badges_message_and_escaped_output(tmp_path):
     assert "&lt;b&gt;bold&lt;/b&gt;" in dom.source
     assert [tag for tag, _ in dom.elements].count("b") == 0
     assert "wins" in dom.text("result-headline") and "forfeit" in dom.text("result-reason")
-    screenshot(page, tmp_path / "faulty.png", f"#step={crash}")
 
 
 # ----------------------------------------------------------------- controls
@@ -338,9 +332,8 @@ def test_a_step_shows_the_time_bank_left(tmp_path):
     records = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
     page = tmp_path / "banked.html"
     assert referee("replay", folder, "--html", page).returncode == 0
-    dom = dump_dom(page, "#step=2")
+    dom = dump_dom(page, "#step=2", png=tmp_path / "banked.png")
     # The page rounds as JavaScript's Math.round does (half up), not as Python's
     # round (half to even): 30790.5 ms is shown as 30791.
     shown = math.floor(records[1]["bank_ms"] + 0.5)
     assert f"time bank left{shown} ms" in dom.text("details").replace("\n", "")
-    screenshot(page, tmp_path / "banked.png", "#step=2")

@@ -32,7 +32,9 @@ needs_bwrap = pytest.mark.skipif(not sandbox.resolve("auto").on, reason="bwrap c
 # at each step leaves all it can behind: files in its seat, home, /tmp and
 # /dev/shm (a folder it made unreadable too), a detached process, its cwd,
 # umask and rlimits changed, its host (pid 1 of the sandbox) sent SIGSTOP and
-# SIGKILL.  With "dropped" it also leaves a System V shared memory segment
+# SIGKILL, keys in its user, user-session and persistent keyrings (the kernel
+# keeps those per user and user namespace: a reset empties them).  With
+# "dropped" it also leaves a System V shared memory segment
 # and an extended attribute on its seat folder, which its host and the
 # referee find: that host is not kept.
 HOSTILE = f"""
@@ -42,6 +44,18 @@ from referee_sdk import run, save_decision
 
 HOME = os.environ["HOME"]
 MODE = sys.argv[1]
+LIBC = ctypes.CDLL(None, use_errno=True)
+KEYCTL = {{"x86_64": 250, "aarch64": 219}}.get(os.uname().machine)
+KEYRINGS = {{"user": -4, "user-session": -5}}
+
+
+def keyrings():
+    found = dict(KEYRINGS)
+    if KEYCTL:
+        persistent = LIBC.syscall(KEYCTL, 22, -1, -2)  # KEYCTL_GET_PERSISTENT, linked into our process keyring
+        if persistent > 0:
+            found["persistent"] = persistent
+    return found
 
 
 def report():
@@ -61,6 +75,9 @@ def report():
                 left.append("sysv " + kind)
     if os.listxattr(HOME):
         left.append("xattrs on the seat folder")
+    for name, keyring in keyrings().items() if KEYCTL else ():
+        if LIBC.syscall(KEYCTL, 10, keyring, b"user", b"junk-key", 0) > 0:  # KEYCTL_SEARCH
+            left.append("a key in the " + name + " keyring")
     mask = os.umask(0o022)
     os.umask(mask)
     with open("/proc/1/stat") as f:  # the host: its pid namespace and start time (a clock tick)
@@ -94,6 +111,10 @@ def mess():
             time.sleep(1000)
         os._exit(0)
     os.wait()
+    for keyring in keyrings().values() if KEYCTL else ():
+        LIBC.syscall(248, b"user", b"junk-key", b"left", 4, keyring) if KEYCTL == 250 else \
+            LIBC.syscall(217, b"user", b"junk-key", b"left", 4, keyring)  # add_key
+        LIBC.syscall(KEYCTL, 5, keyring, 0x3F000000)  # KEYCTL_SETPERM: its owner may no longer clear it
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         try:
             os.kill(1, sig)

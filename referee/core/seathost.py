@@ -50,14 +50,15 @@ RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
            "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE}
 
 
-def _prctl():
-    """libc's prctl, or None (loaded once, before any fork).
+def _libc(name: str):
+    """libc's function ``name`` (int arguments, an int result), or None;
+    loaded once, before any fork.
 
     Through ``_ctypes``, the C module under ctypes, as ``ctypes.CDLL(None,
-    use_errno=True).prctl`` makes it (the same C call: int arguments, an
-    int result): importing the ctypes package itself (its type classes,
-    struct, byte order) was ~4 ms of CPU at every host's start, two hosts
-    a game.  The package is the fallback should that module's shape differ."""
+    use_errno=True)`` makes it (the same C call): importing the ctypes
+    package itself (its type classes, struct, byte order) was ~4 ms of CPU
+    at every host's start, two hosts a game.  The package is the fallback
+    should that module's shape differ."""
     try:
         import _ctypes
 
@@ -68,18 +69,19 @@ def _prctl():
             _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
             _restype_ = Int
 
-        return Function(_ctypes.dlsym(_ctypes.dlopen(None, _ctypes.RTLD_LOCAL), "prctl"))
+        return Function(_ctypes.dlsym(_ctypes.dlopen(None, _ctypes.RTLD_LOCAL), name))
     except Exception:  # noqa: BLE001 - any shape of _ctypes we do not know
         pass
     try:
         import ctypes
 
-        return ctypes.CDLL(None, use_errno=True).prctl
+        return getattr(ctypes.CDLL(None, use_errno=True), name)
     except (OSError, AttributeError, ImportError):
         return None
 
 
-PRCTL = _prctl()
+PRCTL = _libc("prctl")
+SYSCALL = _libc("syscall")
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -1167,6 +1169,12 @@ def _environment(env: dict, req: dict) -> dict:
 PRIVATE = ("/tmp", "/dev/shm")  # the sandbox's own writable folders besides the seat (tmpfs)
 IPC_LISTS = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 MQUEUE = "/dev/mqueue"  # a warm sandbox's POSIX message queues (bwrap --mqueue), listed here
+KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311}.get(os.uname().machine)
+"""keyctl(2)'s system call number here (libc has no wrapper; libkeyutils has)."""
+KEYCTL_GET_KEYRING_ID, KEYCTL_SETPERM, KEYCTL_CLEAR, KEYCTL_LINK, KEYCTL_READ = 0, 5, 7, 8, 11
+KEYCTL_GET_PERSISTENT = 22
+KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -2, -4, -5
+KEY_RIGHTS = 0x1F3F0000  # a new user keyring's rights: its owner has all of them
 
 
 def reset(pid1: bool) -> dict:
@@ -1215,7 +1223,41 @@ def reset(pid1: bool) -> dict:
             problems.append("a message queue is left")
     except OSError:
         pass
+    problems += _clear_keys()
     return {"reset": not problems, "why": "; ".join(problems)}
+
+
+def _keyctl(*args: int) -> int:
+    return SYSCALL(KEYCTL, *args) if SYSCALL is not None and KEYCTL is not None else -1
+
+
+def _clear_keys() -> list[str]:
+    """Keys a player adds (add_key(2)) to its user, user-session or
+    persistent keyring outlive it: the kernel keeps those keyrings per user
+    and user namespace, so the next game's player, the same user in the
+    same warm sandbox, would find them.  Each is emptied (its rights given
+    back to its owner first: a player may have taken them away), the
+    user-session keyring keeps its link to the user keyring as a fresh one
+    has it, and what is left is checked: anything else is a problem, and
+    the host is not kept."""
+    user = _keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 1)
+    session = _keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_SESSION_KEYRING, 1)
+    if user <= 0 or session <= 0:
+        return ["the keyrings cannot be reached"]
+    keyrings = [user, session]
+    persistent = _keyctl(KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_PROCESS_KEYRING)
+    if persistent > 0:  # where the kernel has them
+        keyrings.append(persistent)
+    for keyring in keyrings:
+        _keyctl(KEYCTL_SETPERM, keyring, KEY_RIGHTS)
+        _keyctl(KEYCTL_CLEAR, keyring)
+    _keyctl(KEYCTL_LINK, user, session)
+    linked = {keyring: _keyctl(KEYCTL_READ, keyring, 0, 0) for keyring in keyrings}
+    # KEYCTL_READ without a buffer gives the size of the keyring's list of
+    # key ids (4 bytes each): the user-session keyring holds the user one.
+    if linked != {user: 0, session: 4, **({persistent: 0} if persistent > 0 else {})}:
+        return ["a key is left"]
+    return []
 
 
 _PRIVATE_TREES: dict = {}  # folder of PRIVATE: its tree as this host found it (see _tree)
