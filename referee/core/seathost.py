@@ -1202,7 +1202,9 @@ def reset(pid1: bool) -> dict:
     _ENDS.clear()
     os.chdir("/")
     problems = []
-    if not pid1:  # without a sandbox: its descendants are all its player could leave it
+    # Without a sandbox: its descendants are all its player could leave it
+    # (its keyrings are the machine user's, the referee's too: not touched).
+    if not pid1:
         if _descendants(os.getpid()):
             problems.append("a process is left")
         return {"reset": not problems, "why": "; ".join(problems)}

@@ -476,7 +476,7 @@ def close_hosts(hosts: Sequence[SeatHost]) -> None:
 
 
 # ----- warm seats: a series' seat hosts kept for their entrants' next games
-RESET_TIMEOUT_S = 5.0
+RESET_TIMEOUT_S = START_TIMEOUT_S  # a host that does not answer by then is ended (a busy machine is no reason)
 
 
 class WarmSeat:
