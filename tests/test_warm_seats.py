@@ -61,11 +61,13 @@ def keyrings():
 def report():
     left = []
     for name in os.listdir(HOME):
-        if name.startswith("junk"):
+        if name.startswith("leftover"):
             left.append("seat: " + name)
-    for folder in ("/tmp", "/dev/shm"):
+    for folder in ("/tmp", "/dev/shm"):  # the sandbox's own tmpfs, not what is mounted in it (a venv, a seat)
+        device = os.lstat(folder).st_dev
         for path, dirs, files in os.walk(folder):
-            left += [f"{{path}}/{{name}}" for name in dirs + files if name.startswith("junk")]
+            dirs[:] = [d for d in dirs if os.lstat(f"{{path}}/{{d}}").st_dev == device]
+            left += [f"{{path}}/{{name}}" for name in dirs + files if name.startswith("leftover")]
     others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
     if others:
         left.append("processes " + " ".join(others))
@@ -76,7 +78,7 @@ def report():
     if os.listxattr(HOME):
         left.append("xattrs on the seat folder")
     for name, keyring in keyrings().items() if KEYCTL else ():
-        if LIBC.syscall(KEYCTL, 10, keyring, b"user", b"junk-key", 0) > 0:  # KEYCTL_SEARCH
+        if LIBC.syscall(KEYCTL, 10, keyring, b"user", b"leftover-key", 0) > 0:  # KEYCTL_SEARCH
             left.append("a key in the " + name + " keyring")
     mask = os.umask(0o022)
     os.umask(mask)
@@ -90,14 +92,14 @@ def report():
 
 
 def mess():
-    for path in (HOME + "/junk-seat", "/tmp/junk-tmp", "/dev/shm/junk-shm", os.path.expanduser("~/junk-home")):
+    for path in (HOME + "/leftover-seat", "/tmp/leftover-tmp", "/dev/shm/leftover-shm", os.path.expanduser("~/leftover-home")):
         with open(path, "w") as f:
             f.write("left behind")
     try:
-        os.makedirs("/tmp/junkdir/deeper")
-        open("/tmp/junkdir/deeper/file", "w").close()
-        os.chmod("/tmp/junkdir/deeper", 0)
-        os.chmod("/tmp/junkdir", 0)
+        os.makedirs("/tmp/leftoverdir/deeper")
+        open("/tmp/leftoverdir/deeper/file", "w").close()
+        os.chmod("/tmp/leftoverdir/deeper", 0)
+        os.chmod("/tmp/leftoverdir", 0)
     except OSError:
         pass  # made at an earlier step
     os.chmod("/tmp", 0o700)
@@ -112,8 +114,8 @@ def mess():
         os._exit(0)
     os.wait()
     for keyring in keyrings().values() if KEYCTL else ():
-        LIBC.syscall(248, b"user", b"junk-key", b"left", 4, keyring) if KEYCTL == 250 else \
-            LIBC.syscall(217, b"user", b"junk-key", b"left", 4, keyring)  # add_key
+        LIBC.syscall(248, b"user", b"leftover-key", b"left", 4, keyring) if KEYCTL == 250 else \
+            LIBC.syscall(217, b"user", b"leftover-key", b"left", 4, keyring)  # add_key
         LIBC.syscall(KEYCTL, 5, keyring, 0x3F000000)  # KEYCTL_SETPERM: its owner may no longer clear it
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         try:
@@ -124,7 +126,7 @@ def mess():
         libc = ctypes.CDLL(None, use_errno=True)
         libc.shmget(0, 4096, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
         try:
-            os.setxattr(HOME, "user.junk", b"1")
+            os.setxattr(HOME, "user.leftover", b"1")
         except OSError:
             pass
     os.chdir("/tmp")
@@ -190,7 +192,7 @@ def test_a_hostile_players_leftovers_never_reach_its_next_game_on_a_kept_host(tm
         # Its files are in the game's own seat folders, as a fresh host's would be.
         for seat in (1, 2):
             kept = sorted(os.listdir(game / "players" / f"p{seat}"))
-            assert {"junk-seat", "junk-home", "Board.txt", "stdout.txt", "stderr.txt", "step_logs"} <= set(kept)
+            assert {"leftover-seat", "leftover-home", "Board.txt", "stdout.txt", "stderr.txt", "step_logs"} <= set(kept)
         verified = referee("replay", str(game), "--verify")
         assert verified.returncode == 0, verified.stdout + verified.stderr
     # Every player found the same process state as the first game's, on fresh hosts.
