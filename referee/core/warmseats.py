@@ -51,6 +51,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cgroups import _alive
+
 SLOTS = ".seats"
 """The folder, beside a series' game folders, that holds its warm seats' slots."""
 SEAT = "seat"
@@ -235,6 +237,8 @@ class Keeper:
         self.reaping: set[int] = set()  # hosts' pids to reap once they are our children and end
         self.groups: dict[int, dict[str, str]] = {}  # pid: its group's folders, removed once it ends
         if subreaper:  # the hosts of workers that are gone become our children
+            # (Not runner._become_subreaper: it remembers that it did, and the
+            # workers forked from here, which are not subreapers, would believe it.)
             with contextlib.suppress(Exception):
                 import ctypes
 
@@ -327,7 +331,7 @@ class Keeper:
                 try:
                     done, _ = os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
-                    done = pid if not _exists(pid) else 0
+                    done = pid if not _alive(pid) else 0
                 if done:
                     self.reaping.discard(pid)
                     self._remove_group(pid)
@@ -353,12 +357,3 @@ class Keeper:
         for pid in list(self.groups):
             self._remove_group(pid)
 
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
