@@ -166,30 +166,37 @@ def serve() -> None:
     while open_input or running:
         ready, _, _ = select.select(([0] if open_input else []) + list(channels) + keeper.fds() + list(running),
                                     [], [])
+        # What each ready fd was when select said so: handling one closes
+        # fds (a kept host taken or ended) and opens others (a worker
+        # started), and a number may be reused at once, so each is acted on
+        # only if it is still what it was (a new worker's pidfd taken for an
+        # old one's exit would block this server in waitpid for ever).
+        talked = [(fd, channels[fd]) for fd in ready if fd in channels]
+        ended = [(fd, keeper.watched[fd]) for fd in ready if fd in keeper.watched]
+        exited = [(fd, running[fd]) for fd in ready if fd in running]
         # A worker's message (a seat host given back) before its exit, which
         # it precedes: the next game's worker is started only after that exit.
-        for fd in [fd for fd in ready if fd in channels]:
-            if not keeper.handle(channels[fd][1]):
+        for fd, entry in talked:
+            if channels.get(fd) is entry and not keeper.handle(entry[1]):
                 channels.pop(fd)[1].close()
-        for fd in [fd for fd in ready if fd in keeper.watched]:
-            keeper.drop(fd)  # a kept host that ended
+        for fd, kept in ended:
+            if keeper.watched.get(fd) is kept:
+                keeper.drop(fd)  # a kept host that ended
         keeper.reap(workers={pid for _, pid in running.values()})
-        for fd in ready:
-            if fd in channels or fd not in running and fd != 0:
-                continue
-            if fd == 0:
-                chunk = os.read(0, 1 << 16)
-                if not chunk:
-                    open_input = False
-                    for write in inputs.values():
-                        with contextlib.suppress(OSError):
-                            os.close(write)
-                    inputs.clear()
-                    continue
-                pending += chunk
-                while b"\n" in pending:
-                    line, pending = pending.split(b"\n", 1)
-                    command(line.decode())
+        if 0 in ready:
+            chunk = os.read(0, 1 << 16)
+            if not chunk:
+                open_input = False
+                for write in inputs.values():
+                    with contextlib.suppress(OSError):
+                        os.close(write)
+                inputs.clear()
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                command(line.decode())
+        for fd, entry in exited:
+            if running.get(fd) != entry:
                 continue
             ident, pid = running.pop(fd)
             os.close(fd)
