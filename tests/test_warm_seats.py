@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from referee.core import sandbox, warmseats
+from referee.core import cgroups, sandbox, warmseats
 
 from conftest import referee
 
@@ -61,11 +61,13 @@ def keyrings():
 def report():
     left = []
     for name in os.listdir(HOME):
-        if name.startswith("junk"):
+        if name.startswith("leftover"):
             left.append("seat: " + name)
-    for folder in ("/tmp", "/dev/shm"):
+    for folder in ("/tmp", "/dev/shm"):  # the sandbox's own tmpfs, not what is mounted in it (a venv, a seat)
+        device = os.lstat(folder).st_dev
         for path, dirs, files in os.walk(folder):
-            left += [f"{{path}}/{{name}}" for name in dirs + files if name.startswith("junk")]
+            dirs[:] = [d for d in dirs if os.lstat(f"{{path}}/{{d}}").st_dev == device]
+            left += [f"{{path}}/{{name}}" for name in dirs + files if name.startswith("leftover")]
     others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
     if others:
         left.append("processes " + " ".join(others))
@@ -76,7 +78,7 @@ def report():
     if os.listxattr(HOME):
         left.append("xattrs on the seat folder")
     for name, keyring in keyrings().items() if KEYCTL else ():
-        if LIBC.syscall(KEYCTL, 10, keyring, b"user", b"junk-key", 0) > 0:  # KEYCTL_SEARCH
+        if LIBC.syscall(KEYCTL, 10, keyring, b"user", b"leftover-key", 0) > 0:  # KEYCTL_SEARCH
             left.append("a key in the " + name + " keyring")
     mask = os.umask(0o022)
     os.umask(mask)
@@ -90,14 +92,14 @@ def report():
 
 
 def mess():
-    for path in (HOME + "/junk-seat", "/tmp/junk-tmp", "/dev/shm/junk-shm", os.path.expanduser("~/junk-home")):
+    for path in (HOME + "/leftover-seat", "/tmp/leftover-tmp", "/dev/shm/leftover-shm", os.path.expanduser("~/leftover-home")):
         with open(path, "w") as f:
             f.write("left behind")
     try:
-        os.makedirs("/tmp/junkdir/deeper")
-        open("/tmp/junkdir/deeper/file", "w").close()
-        os.chmod("/tmp/junkdir/deeper", 0)
-        os.chmod("/tmp/junkdir", 0)
+        os.makedirs("/tmp/leftoverdir/deeper")
+        open("/tmp/leftoverdir/deeper/file", "w").close()
+        os.chmod("/tmp/leftoverdir/deeper", 0)
+        os.chmod("/tmp/leftoverdir", 0)
     except OSError:
         pass  # made at an earlier step
     os.chmod("/tmp", 0o700)
@@ -112,8 +114,8 @@ def mess():
         os._exit(0)
     os.wait()
     for keyring in keyrings().values() if KEYCTL else ():
-        LIBC.syscall(248, b"user", b"junk-key", b"left", 4, keyring) if KEYCTL == 250 else \
-            LIBC.syscall(217, b"user", b"junk-key", b"left", 4, keyring)  # add_key
+        LIBC.syscall(248, b"user", b"leftover-key", b"left", 4, keyring) if KEYCTL == 250 else \
+            LIBC.syscall(217, b"user", b"leftover-key", b"left", 4, keyring)  # add_key
         LIBC.syscall(KEYCTL, 5, keyring, 0x3F000000)  # KEYCTL_SETPERM: its owner may no longer clear it
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         try:
@@ -124,7 +126,7 @@ def mess():
         libc = ctypes.CDLL(None, use_errno=True)
         libc.shmget(0, 4096, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
         try:
-            os.setxattr(HOME, "user.junk", b"1")
+            os.setxattr(HOME, "user.leftover", b"1")
         except OSError:
             pass
     os.chdir("/tmp")
@@ -190,7 +192,7 @@ def test_a_hostile_players_leftovers_never_reach_its_next_game_on_a_kept_host(tm
         # Its files are in the game's own seat folders, as a fresh host's would be.
         for seat in (1, 2):
             kept = sorted(os.listdir(game / "players" / f"p{seat}"))
-            assert {"junk-seat", "junk-home", "Board.txt", "stdout.txt", "stderr.txt", "step_logs"} <= set(kept)
+            assert {"leftover-seat", "leftover-home", "Board.txt", "stdout.txt", "stderr.txt", "step_logs"} <= set(kept)
         verified = referee("replay", str(game), "--verify")
         assert verified.returncode == 0, verified.stdout + verified.stderr
     # Every player found the same process state as the first game's, on fresh hosts.
@@ -298,3 +300,93 @@ def test_the_fork_server_keeps_a_bounded_number_of_live_hosts(tmp_path, monkeypa
         for proc, _ in hosts:
             proc.kill()
             proc.wait()
+
+
+# Without a sandbox (where a control group holds each seat): a kept-alive
+# player that reports its host (its parent) and any process of its seat it
+# did not start, and leaves a detached process, a changed umask, rlimits and
+# cwd at each step; "dropped" also kills its host at its first step.
+HOSTILE_NONE = f"""
+import json, os, resource, signal, sys, time
+sys.path.insert(0, {str(SDK)!r})
+from referee_sdk import run, save_decision
+
+HOME = os.environ["HOME"]
+MODE = sys.argv[1]
+HOST = os.getppid()
+
+
+def tree(pid):
+    found = []
+    for task in os.listdir(f"/proc/{{pid}}/task"):
+        with open(f"/proc/{{pid}}/task/{{task}}/children") as f:
+            for child in map(int, f.read().split()):
+                found += [child, *tree(child)]
+    return found
+
+
+with open(f"/proc/{{HOST}}/stat") as f:
+    host = str(HOST) + " " + f.read().rsplit(")", 1)[1].split()[19]
+mask = os.umask(0o022)
+os.umask(mask)
+left = [pid for pid in tree(HOST) if pid != os.getpid()]
+facts = {{"umask": mask, "cwd": os.getcwd() == HOME, "nofile": resource.getrlimit(resource.RLIMIT_NOFILE),
+          "core": resource.getrlimit(resource.RLIMIT_CORE)}}
+print("REPORT " + json.dumps({{"left": left, "facts": facts, "host": host}}), file=sys.stderr, flush=True)
+
+
+def play(step):
+    os.chdir(HOME)
+    board = [line.split() for line in open("Board.txt")]
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v != "0":
+                save_decision(r, c)
+                os.umask(0o777)
+                resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+                if os.fork() == 0:
+                    os.setsid()
+                    if os.fork() == 0:
+                        time.sleep(1000)
+                    os._exit(0)
+                os.wait()
+                os.chdir("/")
+                if MODE == "dropped":
+                    os.kill(HOST, signal.SIGKILL)
+                return
+
+
+run(play)
+"""
+
+
+@pytest.mark.skipif(not cgroups.available(), reason="no control groups here: seats without a sandbox are not kept")
+def test_without_a_sandbox_a_kept_host_starts_each_game_clean(tmp_path):
+    program = tmp_path / "hostile.py"
+    program.write_text(HOSTILE_NONE)
+    args = ["play", "cantris", "--board", str(BOARD), "--games", "6", "--jobs", "1", "--seed", "3",
+            "--sandbox", "none", "--out", str(tmp_path / "out"),
+            "--player", f"persistent:{os.sys.executable} {program} kept",
+            "--player", f"persistent:{os.sys.executable} {program} dropped"]
+    proc = referee(*args)
+    assert proc.returncode == 0, proc.stderr
+    games = tmp_path / "out" / "games"
+    assert not (games / ".seats").exists()
+    hosts: dict[str, list[str]] = {"kept": [], "dropped": []}
+    facts = []
+    for game in sorted(p for p in games.iterdir() if not p.name.startswith(".")):
+        names = [p["command"][-1] for p in yaml.safe_load((game / "match.yaml").read_text())["players"]]
+        for seat, name in enumerate(names, start=1):
+            lines = [line for line in (game / "players" / f"p{seat}" / "stderr.txt").read_text().splitlines()
+                     if line.startswith("REPORT ")]
+            assert lines, (game, seat)
+            report = json.loads(lines[0][len("REPORT "):])  # the game's first player process
+            assert report["left"] == [], (game.name, name, report)
+            hosts[name].append(report["host"])
+            facts.append(report["facts"])
+        log = [json.loads(line) for line in (game / "log.jsonl").read_text().splitlines()]
+        assert all(entry["verdict"] == "OK" for entry in log if entry["player"] == names.index("kept") + 1)
+    assert all(f == facts[0] for f in facts) and facts[0]["cwd"], facts
+    assert len(set(hosts["kept"])) < len(hosts["kept"])  # kept for later games
+    assert len(set(hosts["dropped"])) == len(hosts["dropped"])  # its host was killed: a fresh one each game

@@ -41,7 +41,7 @@ def browser():
 class Seat:
     """A `referee play` with player 1 in the browser: its process, URL, page."""
 
-    def __init__(self, browser, tmp_path: Path, game: str, *extra: str, seed: int = 1) -> None:
+    def __init__(self, browser, tmp_path: Path, game: str, *extra: str, seed: int = 1, init: str | None = None) -> None:
         self.out = tmp_path / "m"
         exe = Path(sys.executable).with_name("referee")
         self.proc = subprocess.Popen(
@@ -53,6 +53,8 @@ class Seat:
         self.page = browser.new_page(viewport={"width": 1250, "height": 950})
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        if init:
+            self.page.add_init_script(init)
         self.page.goto(self.url)
         self.shots = tmp_path
 
@@ -208,6 +210,78 @@ def test_quoridor_by_mouse_squares_and_walls_with_a_preview(seat, tmp_path):
     walls = [r for r in human_records(s.out) if r["applied"].startswith("W")]
     assert len(walls) == 2
     assert result["winner"] in (1, 2)
+
+
+# Answers out of order, made certain: while a turn is shown, the answer to
+# the page's own poll is held back (once it has come from the referee); when
+# the human decides, the poll the page then sends goes out only once the
+# referee shows the next turn (or the result), and the held, older answer is
+# let through after it.  Every change of data-turn is logged with what the
+# board offers at that moment.
+OUT_OF_ORDER = """
+(() => {
+  const real = window.fetch.bind(window);
+  let decided = false;
+  window.__held = false;
+  window.__turns = [];
+  const turnNow = () => document.body && document.body.getAttribute("data-turn");
+  document.addEventListener("DOMContentLoaded", () => {
+    new MutationObserver(() => window.__turns.push(
+        [turnNow(), document.querySelectorAll("[data-kind=pick]").length]))
+      .observe(document.body, {attributes: true, attributeFilter: ["data-turn"]});
+  });
+  const until = (ok) => new Promise((done) => {
+    const look = () => ok().then((yes) => yes ? done() : setTimeout(look, 20));
+    look();
+  });
+  window.fetch = (url, opts) => {
+    const u = String(url);
+    if (u.includes("/api/decide")) { decided = true; return real(url, opts); }
+    if (!u.includes("/api/live")) return real(url, opts);
+    const shown = turnNow();
+    if (decided) {  // the poll after a decision: out once the referee has moved on
+      decided = false;
+      return until(() => real(url, opts).then((r) => r.json()).then(
+          (a) => !!a.result || (a.turn && String(a.turn.step) !== shown)))
+        .then(() => real(url, opts));
+    }
+    if (!shown) return real(url, opts);
+    return real(url, opts).then((answer) => new Promise((release) => {
+      window.__held = true;
+      // let through once the page shows what came after it: the next turn, or the end
+      const moved = () => (turnNow() && turnNow() !== shown) || document.body.hasAttribute("data-finished");
+      until(() => Promise.resolve(moved())).then(() => { window.__held = false; release(answer); });
+    }));
+  };
+})();
+"""
+
+
+def test_an_older_answer_arriving_last_does_not_take_the_turn_back(browser, tmp_path):
+    """The loop's poll and the one a decision starts overlap; answered out of
+    order, the older answer must not undo the newer (it once took the turn
+    back and redrew the board without its controls)."""
+    s = Seat(browser, tmp_path, "cantris", "--board", str(BOARDS / "cantris" / "6x3-1.txt"), init=OUT_OF_ORDER)
+    try:
+        moves = 0
+        while (step := s.next_turn()) is not None:
+            if moves == 3:  # enough turns shown; the rest of the game would show nothing new
+                s.page.click("#resign")
+                s.page.click("#resign")
+                break
+            s.page.wait_for_function("window.__held", timeout=TURN_WAIT)  # an older answer is on its way
+            s.page.click("[data-kind=pick] >> nth=0")
+            moves += 1
+            s.moved(step)
+        s.finish("out-of-order")
+        turns = s.page.evaluate("window.__turns")
+    finally:
+        s.close()
+    assert moves >= 2
+    shown = [t for t, _ in turns if t is not None]
+    assert len(shown) >= 3, turns
+    assert all(picks > 0 for t, picks in turns if t is not None), turns  # a turn always with its controls
+    assert len(shown) == len(set(shown)), turns  # and never taken back, then shown again
 
 
 def test_tsuro_by_mouse_tile_rotation_preview_and_place(seat, tmp_path):

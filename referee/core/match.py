@@ -287,8 +287,8 @@ class Match:
             if first is not None and pid != first and not state.is_terminal():
                 self.seats[pid].reserve_snapshot(1)  # see _after
             if isinstance(agent, ProcessAgent):
-                agent.attach(self.seats[pid], p.sandbox, hidden if warm is None else self._warm_hidden(),
-                             p.spec.pass_env, warm)
+                agent.attach(self.seats[pid], p.sandbox, hidden if warm is None or warm.slot is None
+                             else self._warm_hidden(), p.spec.pass_env, warm)
         # The worker thread started and its first jobs done while the seat
         # hosts start, not at step 1's hand-over: on a busy machine the
         # thread's start alone held the first player's reply for tens of ms.
@@ -351,7 +351,7 @@ class Match:
             return None
         warm = agent.warm_seat(p.sandbox, hidden, p.spec.pass_env, self.clocks[pid].step_limits(),
                                p.out.parent, home)
-        if warm is not None:
+        if warm is not None and warm.slot is not None:
             self.seats[pid].close()
             self.seats[pid] = SeatFolder(p.out, pid, check_snapshots=not p.sandbox.on,
                                          spares=self.spares, folder=warm.slot)

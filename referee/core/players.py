@@ -13,7 +13,7 @@ from typing import Callable, Hashable, Protocol, Sequence, TextIO
 from . import files, humans
 from .errors import InputError
 from .game import DecisionError, Game, GameState
-from . import seats, warmseats
+from . import cgroups, seats, warmseats
 from .runner import Limits, RunResult, run_process
 from .sandbox import Sandbox, player_environment
 from .seatfiles import SeatFolder
@@ -98,13 +98,19 @@ class ProcessAgent:
         :mod:`.warmseats`), its host taken from the fork server if one of its
         key is kept, else to be started in a new slot under ``games``; None
         where seats are not kept (no fork server, no sandbox)."""
-        if not (warmseats.enabled() and sandbox.on and seats.available()):
+        # Without a sandbox only where a control group holds the seat: its
+        # group, killed whole, is what ends whatever a player left should its
+        # kept host die (it is no child of this worker, which could sweep it).
+        if not (warmseats.enabled() and seats.available() and (sandbox.on or cgroups.available())):
             return None
-        environ = player_environment(os.environ, Path("/"), True, pass_env)
+        environ = player_environment(os.environ, Path("/"), sandbox.on, pass_env)
         key = seats.warm_key(sandbox, self.argv, hidden, environ, limits)
         lease = warmseats.take(key)
+        if not sandbox.on:  # the host works in each game's own seat folder
+            log = Path(lease.log) if lease is not None and lease.log else warmseats.new_log(games)
+            return seats.WarmSeat(key, lease, None, home, log)
         slot = Path(lease.slot) if lease is not None else warmseats.new_slot(games)
-        return seats.WarmSeat(key, lease, slot, home)
+        return seats.WarmSeat(key, lease, slot, home, slot.parent / f".host-{slot.name}.log")
 
     def _env(self, player: int, step: int | None) -> dict[str, str]:
         env = dict(self.environ)

@@ -1186,11 +1186,11 @@ def reset(pid1: bool) -> dict:
     left: no other process, no System V IPC object, no POSIX message queue,
     ``/tmp`` and ``/dev/shm`` as they were.  ``{"reset": true}``, or
     ``{"reset": false, "why": ...}`` and the referee ends this host
-    instead of keeping it.  Only as pid 1 of a sandbox: its namespaces hold
+    instead of keeping it.  As pid 1 of a sandbox its namespaces hold
     everything a player could leave (the seat folder is the referee's to
-    empty)."""
-    if not pid1:
-        return {"reset": False, "why": "not the pid 1 of a sandbox"}
+    empty); without one (a seat a control group holds), what it can
+    clean is its descendants: ``/tmp`` is the machine's, as for any game
+    without a sandbox."""
     sweep(pid1, None)
     PERSISTENT.forget()
     for fd in _OUTPUTS.values():
@@ -1202,6 +1202,12 @@ def reset(pid1: bool) -> dict:
     _ENDS.clear()
     os.chdir("/")
     problems = []
+    # Without a sandbox: its descendants are all its player could leave it
+    # (its keyrings are the machine user's, the referee's too: not touched).
+    if not pid1:
+        if _descendants(os.getpid()):
+            problems.append("a process is left")
+        return {"reset": not problems, "why": "; ".join(problems)}
     for folder, was in _PRIVATE_TREES.items():
         _restore(folder, "", was)
         if _tree(folder) != was:
@@ -1257,6 +1263,7 @@ def _clear_keys() -> list[str]:
 
 
 _PRIVATE_TREES: dict = {}  # folder of PRIVATE: its tree as this host found it (see _tree)
+_REFEREE: list = [0]  # the referee process that last pinged this host (0: its parent)
 
 
 def _tree(folder: str) -> dict:
@@ -1336,7 +1343,11 @@ def main() -> None:
     # player cannot signal a pid 1 that handles nothing.)
     if not pid1:
         signal.signal(signal.SIGTERM, lambda *_: (sweep(pid1, None), os._exit(0)))
-    if not pid1 and PRCTL is not None:
+    # A warm host (--warm, kept for its entrant's next game) outlives the
+    # worker that started it: it ends when its input does (every holder of
+    # it gone, the fork server last), not with its parent.
+    warm = "--warm" in sys.argv[1:]
+    if not pid1 and PRCTL is not None and not warm:
         PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() == 1:  # the referee is already gone
             os._exit(0)
@@ -1351,6 +1362,7 @@ def main() -> None:
             req = decode(line)
             env = _environment(env, req)
             if req.get("ping"):
+                _REFEREE[:] = [int(req.get("referee") or 0)]
                 reply = {"pong": True}
             elif req.get("persistent"):
                 reply = run_persistent(req, pid1, control)
@@ -1369,10 +1381,13 @@ def main() -> None:
             # A player that stopped the referee (SIGSTOP) does not leave it
             # stopped.  Sent after the reply: sent before, it woke the waiting
             # referee for nothing just as the reply came.
-            try:
-                os.kill(os.getppid(), signal.SIGCONT)
-            except OSError:
-                pass
+            # A warm host wakes both the worker it serves and its parent (the
+            # fork server, once the worker that started it is gone).
+            for pid in {_REFEREE[0] or os.getppid(), os.getppid()}:
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except OSError:
+                    pass
     sweep(pid1, None)
     os._exit(0)  # everything is flushed: the interpreter's tear-down only delays the referee
 

@@ -43,10 +43,13 @@ def available() -> bool:
     return LINUX and hasattr(os, "pidfd_open")
 
 
-def host_argv(sandboxed: bool) -> list[str]:
-    """The command that starts a seat host (as pid 1 of its sandbox, or not).
-    -B: see :func:`_compile_host`."""
-    return [sys.executable, "-S", "-I", "-B", "-c", HOST_CODE, *(["--pid1"] if sandboxed else [])]
+def host_argv(sandboxed: bool, warm: bool = False) -> list[str]:
+    """The command that starts a seat host (as pid 1 of its sandbox, or not;
+    ``warm``: one a series keeps, see :mod:`.warmseats`, outside a sandbox
+    it does not end with the worker that starts it).  -B: see
+    :func:`_compile_host`."""
+    return [sys.executable, "-S", "-I", "-B", "-c", HOST_CODE, *(["--pid1"] if sandboxed else []),
+            *(["--warm"] if warm and not sandboxed else [])]
 
 
 @functools.cache
@@ -143,7 +146,7 @@ class SeatHost:
         self.group: cgroups.SeatGroup | None = None  # the seat's control group, where there are some
         self.proc: subprocess.Popen | None = None
         self.starts = 0
-        self.log = self.seat_dir.parent / f".host-{self.seat_dir.name}.log"
+        self.log = warm.log if warm is not None else self.seat_dir.parent / f".host-{self.seat_dir.name}.log"
         self.fixed: dict[str, int] | None = None  # the limits (but CPU) this host took on
         self.player: tuple[int, int] | None = None  # (pidfd, pid) of the step's player, when told
         self.sent_env: dict[str, str] | None = None  # the environment this host was last told
@@ -178,7 +181,7 @@ class SeatHost:
             self.sent_env = None
             return
         _compile_host()
-        host = host_argv(self.sandbox.on)
+        host = host_argv(self.sandbox.on, warm=self.warm is not None)
         if self.sandbox.on:
             argv = sandbox_mod.wrap(self.sandbox, host, self.seat_dir, self.hidden,
                                     player_argv, sandbox_mod.tmp_bytes(self.limits.disk_mb),
@@ -430,7 +433,9 @@ def start_hosts(starts: Sequence[tuple[SeatHost, Sequence[str]]]) -> list[str | 
     each, None or why it could not start (its next step tries again)."""
     for host, player_argv in starts:
         host._start(player_argv)
-    replies = _exchange([(host, message({"ping": 1}), START_TIMEOUT_S) for host, _ in starts], len(starts))
+    # (Its referee, this process: a warm host, not our child, wakes us should a player stop us.)
+    ping = message({"ping": 1, "referee": os.getpid()})
+    replies = _exchange([(host, ping, START_TIMEOUT_S) for host, _ in starts], len(starts))
     problems: list[str | None] = []
     for (host, _), (reply, _) in zip(starts, replies):
         if reply is not None and reply.get("pong"):
@@ -471,30 +476,35 @@ def close_hosts(hosts: Sequence[SeatHost]) -> None:
 
 
 # ----- warm seats: a series' seat hosts kept for their entrants' next games
-RESET_TIMEOUT_S = 5.0
+RESET_TIMEOUT_S = START_TIMEOUT_S  # a host that does not answer by then is ended (a busy machine is no reason)
 
 
 class WarmSeat:
     """What makes a seat warm (see :mod:`.warmseats`): the key of its host,
     the host taken for it (if any, until started), its slot's seat folder
-    (bound as the seat folder in the sandbox) and the game's own seat folder
-    its files go to at the end, and the slot's state as the game found it."""
+    (bound as the seat folder in the sandbox; None without a sandbox, where
+    the host works in each game's own seat folder) and the game's own seat
+    folder its files go to at the end, and the slot's state as the game
+    found it."""
 
-    def __init__(self, key: str, lease: "warmseats.Lease | None", slot: Path, home: Path) -> None:
+    def __init__(self, key: str, lease: "warmseats.Lease | None", slot: Path | None, home: Path,
+                 log: Path) -> None:
         self.key, self.lease, self.slot, self.home = key, lease, slot, home
-        self.state = warmseats.slot_state(slot)
-        self.log = slot.parent / f".host-{slot.name}.log"  # its host's, over all its games
+        self.state = warmseats.slot_state(slot) if slot is not None else None
+        self.log = log  # its host's, over all its games: each game gets its own part
         self.log_start = self.log.stat().st_size if self.log.exists() else 0
 
 
 def warm_key(sandbox: sandbox_mod.Sandbox, player_argv: Sequence[str], hidden: Sequence[Path],
              environ: Mapping[str, str], limits: Limits) -> str:
     """The key of a warm seat's host: everything it is made of but its slot
-    (the sandbox's command line, with a stand-in for the slot; the
-    environment but HOME; the limits it takes on and its group's)."""
+    (the sandbox's command line, with a stand-in for the slot, or the host's
+    own without a sandbox; the environment but HOME; the limits it takes on
+    and its group's)."""
     stand_in = Path("/nonexistent/referee-slot")
     argv = sandbox_mod.wrap(sandbox, host_argv(True), stand_in, hidden, player_argv,
-                            sandbox_mod.tmp_bytes(limits.disk_mb), warm=True)
+                            sandbox_mod.tmp_bytes(limits.disk_mb), warm=True) if sandbox.on else \
+        host_argv(False, warm=True)
     env = {name: value for name, value in environ.items() if name != "HOME"}
     return warmseats.key_of([argv, env, SeatHost._fixed(limits)])
 
@@ -521,13 +531,13 @@ def keep_host(host: SeatHost) -> None:
     warm = host.warm
     if warm is None:
         return
-    landed = warmseats.land(warm.slot, warm.home)
+    landed = warmseats.land(warm.slot, warm.home) if warm.slot is not None else True
     with contextlib.suppress(OSError), open(warm.log, "rb") as log:  # what its host said in this game
         log.seek(warm.log_start)
         (warm.home.parent / f".host-{warm.home.name}.log").write_bytes(log.read())
     kept = False
-    if landed and host.reset and host.proc is not None and host.proc.poll() is None \
-            and warm.state is not None and warmseats.slot_state(warm.slot) == warm.state:
+    if landed and host.reset and host.proc is not None and host.proc.poll() is None and _alone(host) \
+            and (warm.slot is None or warm.state is not None and warmseats.slot_state(warm.slot) == warm.state):
         kept = warmseats.give(warm.key, _lease(host))
     host.reset = False
     if kept:
@@ -537,8 +547,18 @@ def keep_host(host: SeatHost) -> None:
         host.warm = None
         return
     host.close()
-    warmseats.remove_slot(warm.slot)
+    if warm.slot is not None:
+        warmseats.remove_slot(warm.slot)
     host.warm = None
+
+
+def _alone(host: SeatHost) -> bool:
+    """Whether the seat's control group holds nothing but its host (and
+    bwrap): what a reset host must be (a seat without a group is kept only
+    in a sandbox, whose host saw its whole pid namespace)."""
+    if host.group is None:
+        return host.sandbox.on
+    return len(host.group.pids()) <= cgroups.HOST_PROCESSES[host.sandbox.on]
 
 
 def _lease(host: SeatHost) -> warmseats.Lease:
@@ -560,7 +580,8 @@ def _lease(host: SeatHost) -> warmseats.Lease:
         # worker is gone, reaps it.
         proc.returncode = 0
     groups = {name: str(folder) for name, folder in host.group.folders.items()} if host.group else None
-    return warmseats.Lease(proc.pid, *fds, slot=str(host.warm.slot), groups=groups)
+    return warmseats.Lease(proc.pid, *fds, slot=str(host.warm.slot or ""), groups=groups,
+                           log=str(host.warm.log))
 
 
 def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:

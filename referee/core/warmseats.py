@@ -1,4 +1,4 @@
-"""Warm seats: an entrant's sandboxed seat host kept for its next games of a series.
+"""Warm seats: an entrant's seat host (and sandbox) kept for its next games of a series.
 
 A fresh bubblewrap sandbox and seat host per seat and game cost ~50 ms of CPU
 (bwrap's ~50 mounts, the host's Python start-up), two a game: as much as a
@@ -25,8 +25,13 @@ nothing a game's player left reaches the next game:
   the next player is a new process started as any is; a kept host's own
   limits are those of its key;
 - anything unusual (a host that died or does not answer, a reset that
-  found something, a slot that was tampered with) ends that host: the
-  entrant's next game starts a fresh one.
+  found something, a slot that was tampered with, a control group that
+  holds more than the host) ends that host: the entrant's next game starts
+  a fresh one.
+
+Without a sandbox a host is kept only where a control group holds its seat
+(see ``players.ProcessAgent.warm_seat``): it has no slot, it runs each game's
+player in that game's own seat folder, and its reset kills all it started.
 
 The fork server (its :class:`Keeper`) holds the kept hosts' pipes and
 pidfds; a worker asks for one by key (:func:`take`) and gives it back
@@ -45,6 +50,8 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from .cgroups import _alive
 
 SLOTS = ".seats"
 """The folder, beside a series' game folders, that holds its warm seats' slots."""
@@ -89,12 +96,14 @@ class Lease:
     stdin: int
     stdout: int
     pidfd: int
-    slot: str
+    slot: str  # "" without a sandbox (no slot: the host works in each game's seat folder)
     groups: dict[str, str] | None = None
     version: int = 0
+    log: str = ""  # the host's log (its stderr), over all its games
 
     def meta(self) -> dict:
-        return {"pid": self.pid, "slot": self.slot, "groups": self.groups, "version": self.version}
+        return {"pid": self.pid, "slot": self.slot, "groups": self.groups, "version": self.version,
+                "log": self.log}
 
 
 def key_of(parts: object) -> str:
@@ -118,7 +127,8 @@ def take(key: str) -> Lease | None:
             os.close(fd)
         return None
     meta = json.loads(data)
-    return Lease(meta["pid"], fds[0], fds[1], fds[2], meta["slot"], meta.get("groups"), meta.get("version", 0))
+    return Lease(meta["pid"], fds[0], fds[1], fds[2], meta["slot"], meta.get("groups"), meta.get("version", 0),
+                 meta.get("log", ""))
 
 
 def give(key: str, lease: Lease) -> bool:
@@ -152,6 +162,15 @@ def new_slot(games: Path) -> Path:
     seat = slot / "players" / SEAT
     (seat / "step_logs").mkdir(parents=True)
     return seat
+
+
+def new_log(games: Path) -> Path:
+    """Where a new warm host without a slot (no sandbox) logs, under
+    ``games/.seats``: not in its first game's folder, which is done when the
+    host still works for later games."""
+    base = games / SLOTS
+    base.mkdir(exist_ok=True)
+    return base / f"host-{os.getpid()}-{time.monotonic_ns()}.log"
 
 
 def slot_state(seat: Path) -> tuple | None:
@@ -218,6 +237,8 @@ class Keeper:
         self.reaping: set[int] = set()  # hosts' pids to reap once they are our children and end
         self.groups: dict[int, dict[str, str]] = {}  # pid: its group's folders, removed once it ends
         if subreaper:  # the hosts of workers that are gone become our children
+            # (Not runner._become_subreaper: it remembers that it did, and the
+            # workers forked from here, which are not subreapers, would believe it.)
             with contextlib.suppress(Exception):
                 import ctypes
 
@@ -242,7 +263,7 @@ class Keeper:
         elif verb == b"keep" and len(fds) == 3:
             meta = json.loads(rest)
             lease = Lease(meta["pid"], fds[0], fds[1], fds[2], meta["slot"], meta.get("groups"),
-                          meta.get("version", 0))
+                          meta.get("version", 0), meta.get("log", ""))
             kept = _Kept(meta["key"], lease)
             self.pool.setdefault(kept.key, []).append(kept)
             self.watched[lease.pidfd] = kept
@@ -293,7 +314,8 @@ class Keeper:
         for fd in (kept.lease.stdin, kept.lease.stdout, kept.lease.pidfd):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        remove_slot(Path(kept.lease.slot))
+        if kept.lease.slot:
+            remove_slot(Path(kept.lease.slot))
 
     def reap(self, block: float = 0.0, workers: set[int] = frozenset()) -> None:
         """Reap the hosts that ended and are our children (a subreaper's: their
@@ -309,7 +331,7 @@ class Keeper:
                 try:
                     done, _ = os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
-                    done = pid if not _exists(pid) else 0
+                    done = pid if not _alive(pid) else 0
                 if done:
                     self.reaping.discard(pid)
                     self._remove_group(pid)
@@ -335,12 +357,3 @@ class Keeper:
         for pid in list(self.groups):
             self._remove_group(pid)
 
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True

@@ -14,8 +14,8 @@ the first non-empty cell, seats swapped in pairs):
   spawned, with the default sandbox, with the default sandbox and fresh
   seats (``REFEREE_WARM_SEATS=off``: a sandbox and seat host made for every
   seat of every game, as before warm seats; the baseline they are measured
-  against, in the same run) and with ``--sandbox none``, and the same with 2
-  games.  The rows that count are **each game of a long series**: the
+  against, in the same run), with ``--sandbox none`` and with it and fresh
+  seats, and the same with 2 games.  The rows that count are **each game of a long series**: the
   N-game series less the 2-game one, over N - 2, as ratios against the floor
   of its kind.  That is what every game of a series of hundreds costs (the
   issue's case); what a series pays once (the CLI's and the fork server's
@@ -60,8 +60,9 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-VARIANTS = {"auto": "default sandbox", "fresh": "default sandbox, fresh seats", "none": "--sandbox none"}
-"""The series' variants: ``fresh`` is the default sandbox with ``REFEREE_WARM_SEATS=off``."""
+VARIANTS = {"auto": "default sandbox", "fresh": "default sandbox, fresh seats", "none": "--sandbox none",
+            "none-fresh": "--sandbox none, fresh seats"}
+"""The series' variants: ``fresh`` ones with ``REFEREE_WARM_SEATS=off``."""
 
 
 def series(root: Path, player: str, sandbox: str, tag: str, games: int = GAMES
@@ -70,8 +71,9 @@ def series(root: Path, player: str, sandbox: str, tag: str, games: int = GAMES
     out = root / tag
     argv = [PYTHON, "-m", "referee", "play", "cantris", "--board", str(BOARD),
             "--player", player, "--player", player, "--games", str(games), "--jobs", "1",
-            "--seed", "1", "--sandbox", "auto" if sandbox == "fresh" else sandbox, "--out", str(out)]
-    env = dict(os.environ, REFEREE_WARM_SEATS="off") if sandbox == "fresh" else None
+            "--seed", "1", "--sandbox", {"fresh": "auto", "none-fresh": "none"}.get(sandbox, sandbox),
+            "--out", str(out)]
+    env = dict(os.environ, REFEREE_WARM_SEATS="off") if "fresh" in sandbox else None
     start, cpu = time.perf_counter(), children_cpu()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     took, cpu = time.perf_counter() - start, children_cpu() - cpu
@@ -109,7 +111,7 @@ def series_rows(runs: dict, ones: dict, floors: dict, index: int, prefix: str
 
 
 def main() -> None:
-    sandboxes = ["auto", "fresh", "none"] if resolve("auto").on else ["none"]
+    sandboxes = ["auto", "fresh", "none", "none-fresh"] if resolve("auto").on else ["none", "none-fresh"]
     if len(sandboxes) == 1:
         print("(default sandbox: skipped, bwrap cannot start here)")
     with tempfile.TemporaryDirectory() as tmp:
