@@ -17,9 +17,9 @@ nothing a game's player left reaches the next game:
   ``players/p<id>/`` (a rename, same file system: the game folder ends as
   it would have), so the next game's seat folder is empty;
 - before that, the host (pid 1 of the sandbox's pid namespace) kills every
-  other process, empties the private ``/tmp`` and ``/dev/shm`` and checks
-  that no process, System V IPC object or POSIX message queue is left
-  (``seathost.reset``); the referee checks the slot (the same folders, its
+  other process, empties the private ``/tmp`` and ``/dev/shm`` and the
+  seat's keyrings, and checks that no process, System V IPC object, POSIX
+  message queue or key is left (``seathost.reset``); the referee checks the slot (the same folders, its
   modes, no extended attribute, nothing left in it);
 - the player's cwd, umask, rlimits and environment are its own process's:
   the next player is a new process started as any is; a kept host's own
