@@ -120,11 +120,15 @@ class Leased:
                 signal.pidfd_send_signal(self.lease.pidfd, signal.SIGKILL)
 
     def close(self) -> None:
+        """Idempotent (close_hosts closes what _kill may have closed): a
+        pidfd closed twice would close whatever file took its number."""
         for pipe in (self.stdin, self.stdout):
             with contextlib.suppress(OSError):
                 pipe.close()
-        with contextlib.suppress(OSError):
-            os.close(self.lease.pidfd)
+        if self.lease.pidfd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.lease.pidfd)
+            self.lease.pidfd = -1
 
 
 class SeatHost:
