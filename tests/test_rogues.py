@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -42,7 +43,7 @@ MODES = [pytest.param("bwrap", marks=pytest.mark.skipif(not SANDBOX_OK, reason="
          "none"]
 
 PRELUDE = '''
-import os, sys, time, signal, socket, subprocess, json
+import os, sys, time
 STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])
 FIRST = STEP == 1
 
@@ -338,11 +339,19 @@ ROGUES: dict[str, Rogue] = {
 }
 
 
+ON_DEMAND = ("json", "signal", "socket", "subprocess")
+"""Modules a player program imports only if its code names them: each is
+a few ms of CPU (socket's and subprocess's ~10) at every step of every
+match, where most steps of the gallery's hundreds of matches only move."""
+
+
 def _program(folder: Path, name: str, body: str, python: str = sys.executable) -> str:
     """The command line of a player program (only the standard library: no
-    site-packages to set up at each of its steps, ``-I -S``)."""
+    site-packages to set up at each of its steps, ``-I -S``), importing the
+    modules of ON_DEMAND its code uses."""
+    needed = [module for module in ON_DEMAND if re.search(rf"\b{module}\.", body)]
     path = folder / f"{name}.py"
-    path.write_text(body, encoding="utf-8")
+    path.write_text("".join(f"import {module}\n" for module in needed) + body, encoding="utf-8")
     return f"{python} -I -S {path}"
 
 
