@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -42,7 +43,7 @@ MODES = [pytest.param("bwrap", marks=pytest.mark.skipif(not SANDBOX_OK, reason="
          "none"]
 
 PRELUDE = '''
-import os, sys, time, signal, socket, subprocess, json
+import os, sys, time
 STEP, ME = int(sys.argv[-2]), int(sys.argv[-1])
 FIRST = STEP == 1
 
@@ -338,11 +339,19 @@ ROGUES: dict[str, Rogue] = {
 }
 
 
+ON_DEMAND = ("json", "signal", "socket", "subprocess")
+"""Modules a player program imports only if its code names them: each is
+a few ms of CPU (socket's and subprocess's ~10) at every step of every
+match, where most steps of the gallery's hundreds of matches only move."""
+
+
 def _program(folder: Path, name: str, body: str, python: str = sys.executable) -> str:
     """The command line of a player program (only the standard library: no
-    site-packages to set up at each of its steps, ``-I -S``)."""
+    site-packages to set up at each of its steps, ``-I -S``), importing the
+    modules of ON_DEMAND its code uses."""
+    needed = [module for module in ON_DEMAND if re.search(rf"\b{module}\.", body)]
     path = folder / f"{name}.py"
-    path.write_text(body, encoding="utf-8")
+    path.write_text("".join(f"import {module}\n" for module in needed) + body, encoding="utf-8")
     return f"{python} -I -S {path}"
 
 
@@ -558,7 +567,7 @@ for line in sys.stdin:
 
 
 def _persistent_match(tmp_path: Path, mode: str, attack: str, *options: str,
-                      template: str = PERSISTENT_ROGUE):
+                      template: str = PERSISTENT_ROGUE, witness: str = WITNESS):
     """A persistent rogue (``attack`` runs where ``template`` says ATTACK:
     by default after each ``done``) against the witness: (the referee's
     process, the match folder, survivors)."""
@@ -566,7 +575,7 @@ def _persistent_match(tmp_path: Path, mode: str, attack: str, *options: str,
     rogue = _program(tmp_path, "rogue", template.replace("ATTACK", textwrap.indent(attack, "    ").strip()))
     out = tmp_path / "match"
     argv = [str(Path(sys.executable).with_name("referee")), "play", "cantris",
-            "--player", f"persistent:{rogue}", "--player", _program(tmp_path, "witness", WITNESS),
+            "--player", f"persistent:{rogue}", "--player", _program(tmp_path, "witness", witness),
             "--board", str(BOARDS / "cantris" / "6x3-1.txt"), "--seed", "5", "--out", str(out),
             "--quiet", "--policy", "random", "--sandbox", mode, "--pass-env", "ROGUE_TOKEN", *options]
     try:
@@ -577,16 +586,21 @@ def _persistent_match(tmp_path: Path, mode: str, attack: str, *options: str,
     return proc, out, survivors
 
 
+# The witness, with the span of its step it was awake for on the shared
+# CLOCK_MONOTONIC (bwrap makes no time namespace): a ``T start end`` line.
+TIMED_WITNESS = WITNESS.replace("import hashlib\n", "import hashlib\nT0 = time.monotonic()\ntime.sleep(0.3)\n", 1) + \
+    'print(f"T {T0} {time.monotonic()}")\n'
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_cpu_hogs_forked_after_done_do_not_run_in_the_opponents_step(tmp_path, mode):
-    """96 CPU hogs, each in its own session, forked right after ``done``: the
-    player is frozen and the hogs killed before the opponent's step starts,
-    so the opponent (a Python start-up, ~50 ms of CPU) is never starved into
-    a TIMEOUT (it was, 12 matches in 12, with the hogs left running)."""
-    # (one every 20 ms: a burst right at ``done`` is caught by the host's sweep;
-    # these keep coming after it, which only the freeze stops.  Its next
-    # request waiting means it was frozen through the opponent's step: it
-    # stops there, rather than fork the rest into its own step, to no purpose.)
+    """CPU hogs, each in its own session, forked one every 20 ms after
+    ``done``: the player is frozen (and what it forked killed) before the
+    opponent's step starts, so no hog runs while the opponent plays.  Each hog
+    logs the time while it runs; the opponent logs its step's span: no hog's
+    time may fall in it.  (Unfrozen, the hogs forked meanwhile run through
+    the witness's 0.3 s; with the freeze, the player is stopped in its sleep
+    and its next request is waiting when it wakes, so it forks none.)"""
     hogs = ("import select\n"
             "for _ in range(96):\n"
             "    time.sleep(0.02)\n"
@@ -594,13 +608,24 @@ def test_cpu_hogs_forked_after_done_do_not_run_in_the_opponents_step(tmp_path, m
             "        break\n"
             "    if os.fork() == 0:\n"
             "        os.setsid()\n"
-            "        while True: pass")
+            "        ticks, last = open('ticks.txt', 'a'), 0.0\n"
+            "        while True:\n"
+            "            now = time.monotonic()\n"
+            "            if now - last > 0.01:\n"
+            "                ticks.write(f'{now}\\n'); ticks.flush(); last = now")
     proc, out, survivors = _persistent_match(tmp_path, mode, hogs, "--time-limit", "2",
-                                             "--set", "hard_time=3")
+                                             "--set", "hard_time=3", witness=TIMED_WITNESS)
     assert not survivors and proc.returncode == 0, proc.stderr
     records = read_log(out)
     assert check_witness(out) >= 2
     assert {r["verdict"] for r in records if r["player"] == 2} <= {"OK", "LATE"}
+    spans = [tuple(map(float, ln.split()[1:])) for ln in (out / "players" / "p2" / "stdout.txt").read_text().splitlines()
+             if ln.startswith("T ")]
+    assert len(spans) >= 2
+    ticks_file = out / "players" / "p1" / "ticks.txt"
+    ticks = [float(t) for t in ticks_file.read_text().split()] if ticks_file.exists() else []
+    inside = [t for t in ticks for start, end in spans if start <= t <= end]
+    assert not inside, f"{len(inside)} of {len(ticks)} hog ticks fell inside the opponent's steps"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -67,8 +67,16 @@ if [ -z "${REFEREE_SKIP_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 PYTHON="$(pick_python)" || { echo "setup.sh: the referee needs Python 3.11 or newer" >&2; exit 1; }
-"$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --find-links "$SOURCE/wheels" "$SOURCE"/wheels/referee-*.whl
+install() {  # "$@": the pip that installs into the venv
+  "$@" install -q --find-links "$SOURCE/wheels" "$SOURCE"/wheels/referee-*.whl
+}
+# A venv without its own pip, filled by the image's pip (--python, pip 22.3+):
+# seconds less than ensurepip; else (an older pip, or none for this Python)
+# the venv gets its own pip, as usual.  To add packages in a setup.sh of your
+# own: "$PYTHON" -m pip --python "$VENV/bin/python" install ... (docs/grading.md).
+"$PYTHON" -m venv --without-pip "$VENV"
+install "$PYTHON" -m pip --python "$VENV/bin/python" 2>/dev/null \
+  || { "$VENV/bin/python" -m ensurepip >/dev/null && install "$VENV/bin/python" -m pip; }
 "$VENV/bin/referee" --version
 '''
 
