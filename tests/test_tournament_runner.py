@@ -280,15 +280,18 @@ def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at
     try:
         assert play.ahead(*game(2)) and play.ahead(*game(3))
         assert not play.ahead(*game(4))  # enough set up: asked again later
-        assert play(*game(1))["steps"] > 0  # not set up ahead: a worker of its own, at once
         for _ in range(600):  # the players of games 2 and 3 have started (before their turn)
-            if len(started()) >= 6:
+            if len(started()) >= 4:
                 break
             threading.Event().wait(0.1)
-        assert len(started()) == 6
+        assert len(started()) == 4
         for n in (2, 3):
             assert (tmp_path / "games" / f"g{n}" / "match.yaml").is_file()
             assert (tmp_path / "games" / f"g{n}" / "log.jsonl").read_text() == ""  # no step yet
+        assert play(*game(1))["steps"] > 0  # not set up ahead: a worker of its own, at once
+        # Game 2's turn came once game 1 had written its result (see the
+        # next test); game 3's comes once game 2 has.
+        assert (tmp_path / "games" / "g3" / "log.jsonl").read_text() == ""
         for n in (2, 3):
             result = play(*game(n))
             assert result["verdicts"][1]["OK"] > 0 and result["verdicts"][2]["OK"] > 0
@@ -305,6 +308,41 @@ def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at
     assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["g1", "g2", "g3"]
 
 
+
+
+def test_the_next_game_goes_once_the_game_before_has_written_its_result(tmp_path):
+    # What a game does after its result is written (its seat hosts reset or
+    # closed, its seats' files landed, its worker's exit) does not stand
+    # between it and the next game: the first game set up ahead is told to
+    # go then, without waiting for the runner to ask for it.  Game 2 is
+    # never asked for here, yet it plays to its end; a game told to go that
+    # the runner never asks for (it stopped) is ended and its folder
+    # removed, as a game called off before its turn leaves none.
+    from conftest import BOARDS
+    from referee.core.match import MatchSpec
+    from referee.tournament import forkserver
+    from referee.tournament.runner import WorkerPlay
+
+    if not forkserver.available():
+        pytest.skip("only a fork server's workers say when their result is written")
+
+    def game(n: int) -> tuple[GameJob, MatchSpec]:
+        return GameJob(f"g{n}", "t", (0, 1), 0, n), MatchSpec(
+            "cantris", ["builtin:random", "builtin:random"], seed=n, sandbox="none",
+            board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
+
+    play = WorkerPlay()
+    try:
+        assert play.ahead(*game(2))
+        assert play(*game(1))["steps"] > 0
+        for _ in range(600):
+            if (tmp_path / "games" / "g2" / "result.yaml").exists():
+                break
+            threading.Event().wait(0.1)
+        assert (tmp_path / "games" / "g2" / "result.yaml").exists()  # played, never asked for
+    finally:
+        play.close()
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["g1"]
 
 
 def test_a_dead_fork_server_fails_its_games_instead_of_hanging_them(tmp_path):

@@ -50,6 +50,7 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .cgroups import _alive
 
@@ -212,6 +213,14 @@ def land(seat: Path, home: Path) -> bool:
     return ok
 
 
+def tell(note: str) -> None:
+    """A note for the fork server on this worker's socket (``played``: the
+    game's result is written, see ``forkserver``); nothing without one."""
+    if _channel:
+        with contextlib.suppress(OSError):
+            _channel[0].sendall(note.encode())
+
+
 def remove_slot(seat: Path) -> None:
     """Remove a slot that is not kept (its host ended)."""
     from .trees import remove_tree
@@ -249,8 +258,9 @@ class Keeper:
         """(the server's end, the worker's end) of a new worker's socket."""
         return socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 
-    def handle(self, sock: socket.socket) -> bool:
-        """One message from a worker; False once it is gone."""
+    def handle(self, sock: socket.socket, note: Callable[[str], None] | None = None) -> bool:
+        """One message from a worker; False once it is gone.  A message that
+        is no seat's (see :func:`tell`) goes to ``note``."""
         try:
             data, fds, _, _ = socket.recv_fds(sock, MESSAGE, 3)
         except OSError:
@@ -272,6 +282,8 @@ class Keeper:
                 self.groups[lease.pid] = lease.groups
             while len(self.watched) > MAX_KEPT:  # the one given back longest ago
                 self.drop(next(iter(self.watched)))
+        elif not fds and note is not None:
+            note(data.decode(errors="replace"))
         else:
             for fd in fds:
                 os.close(fd)

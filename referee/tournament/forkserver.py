@@ -20,7 +20,10 @@ number for a worker):
 - ``kill ID``: SIGKILL the worker.
 
 and writes ``exit ID CODE`` when a worker ends (CODE as
-``Popen.returncode``: negative for a signal).  Each worker's stdin is a pipe
+``Popen.returncode``: negative for a signal), and ``played ID`` when its
+game's result is written (the worker says so on its socket, see
+``worker``): what is left of it then (its seats closed or kept, their files
+landed, its exit) need not hold the next game up (``runner.WorkerPlay``).  Each worker's stdin is a pipe
 whose only writer is the server; when the server's own stdin ends (the
 client closed it, or died, even by SIGKILL) it closes them all, so that
 every worker sees what a worker of its own sees when its parent dies (see
@@ -109,6 +112,13 @@ def serve() -> None:
         with contextlib.suppress(OSError):
             os.write(1, line.encode() + b"\n")
 
+    def notes(ident: int):
+        """What a worker's note (``played``) becomes: a line for the client."""
+        def note(text: str) -> None:
+            if text == "played":
+                report(f"played {ident}")
+        return note
+
     def feed(ident: int, data: bytes) -> None:
         fd = inputs.get(ident)
         if fd is not None:
@@ -177,7 +187,7 @@ def serve() -> None:
         # A worker's message (a seat host given back) before its exit, which
         # it precedes: the next game's worker is started only after that exit.
         for fd, entry in talked:
-            if channels.get(fd) is entry and not keeper.handle(entry[1]):
+            if channels.get(fd) is entry and not keeper.handle(entry[1], notes(entry[0])):
                 channels.pop(fd)[1].close()
         for fd, kept in ended:
             if keeper.watched.get(fd) is kept:
@@ -202,7 +212,7 @@ def serve() -> None:
             os.close(fd)
             for channel_fd, (owner, channel) in list(channels.items()):
                 if owner == ident:  # what it sent is read before its exit is told
-                    while select.select([channel_fd], [], [], 0)[0] and keeper.handle(channel):
+                    while select.select([channel_fd], [], [], 0)[0] and keeper.handle(channel, notes(owner)):
                         pass
                     channels.pop(channel_fd)
                     channel.close()
@@ -230,6 +240,7 @@ class ForkServer:
         self._lock = threading.Lock()
         self._ended = threading.Condition(self._lock)
         self._codes: dict[int, int] = {}
+        self._played: set[int] = set()  # workers whose game's result is written
         self._gone = False  # the server ended: no more exits will come
         self._next = 0
         self._reader = threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True)
@@ -242,6 +253,11 @@ class ForkServer:
             if verb == "exit":
                 with self._ended:
                     self._codes[int(ident)] = int(code)
+                    self._played.discard(int(ident))
+                    self._ended.notify_all()
+            elif verb == "played":
+                with self._ended:
+                    self._played.add(int(ident))
                     self._ended.notify_all()
         with self._ended:
             self._gone = True
@@ -273,6 +289,16 @@ class ForkServer:
 
     def kill(self, ident: int) -> None:
         self._send(f"kill {ident}")
+
+    def played(self, ident: int) -> bool:
+        """Wait until the worker's game has its result written (True), or
+        the worker ended without saying so, or the server did (False)."""
+        with self._ended:
+            self._ended.wait_for(lambda: ident in self._played or ident in self._codes or self._gone)
+            if ident in self._played:
+                self._played.discard(ident)
+                return True
+            return False
 
     def wait(self, ident: int, timeout: float | None = None) -> int | None:
         """The worker's exit code; None if the server ended first (or the

@@ -31,7 +31,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from referee.core.match import Cancelled, MatchSpec, run_match
+from referee.core import warmseats
+from referee.core.match import Cancelled, MatchResult, MatchSpec, Observer, Prepared, run_match
 from referee.core.trees import remove_tree
 
 PATH_FIELDS = ("board", "out", "base_dir")
@@ -77,6 +78,15 @@ class _Lines:
         return line.decode()
 
 
+class _Played(Observer):
+    """Tells the fork server (if it forked this worker) once the game's
+    result.yaml is written: the next game may start while this one closes
+    its seats and lands their files (see ``runner.WorkerPlay``)."""
+
+    def finish(self, match: Prepared, result: MatchResult) -> None:
+        warmseats.tell("played")
+
+
 def _done() -> None:
     """Leave without the interpreter's teardown: the match's files are
     written and closed, its seat hosts ended (``Match.run``)."""
@@ -107,7 +117,7 @@ def main(argv: list[str]) -> int:
         return True
 
     try:
-        run_match(spec, go=go)
+        run_match(spec, _Played(), go=go)
     except (Cancelled, KeyboardInterrupt):
         if went:  # interrupted in play: the folder shows how far it got
             raise
