@@ -33,6 +33,16 @@ $(STAMP): setup.cfg pyproject.toml
 	@$(BIN)/python -c 'import glob, os, sysconfig; [open(p, "w").write(os.getcwd() + "\n") for p in glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "__editable__.referee-*.pth"))]'
 	@touch $(STAMP)
 
+# pytest rewrites the asserts of its plugins' modules (hypothesis's 70, anyio's
+# 30) at every start, and keeps the result only where bytecode may be written:
+# with PYTHONDONTWRITEBYTECODE set, every xdist worker did it again, ~2 s of
+# CPU each (tests/conftest.py lets the tests' own modules be kept, but plugins
+# load before it).  Once per venv, a collection allowed to write keeps them.
+REWRITTEN := $(VENV)/.pytest-rewritten
+$(REWRITTEN): $(STAMP)
+	@PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest --collect-only -q -p no:cacheprovider tests/test_ratings.py >/dev/null
+	@touch $@
+
 run: bytecode
 	$(BIN)/referee play cantris --player builtin:greedy --player builtin:random --seed 1 --out step_logs/demo --replace
 	@echo ""
@@ -42,12 +52,12 @@ run: bytecode
 	@echo "  referee new-player cantris mybot        # a player of your own to start from"
 	@echo "  referee play cantris --player \"python3 mybot/player.py\" --player builtin:greedy"
 
-test: bytecode
+test: bytecode $(REWRITTEN)
 	$(PYTEST)
 
 # Unit tests and the quick end-to-end cases, in under a minute: everything not
 # marked `slow`.
-check: bytecode
+check: bytecode $(REWRITTEN)
 	$(PYTEST) -m "not slow"
 
 bench: bytecode

@@ -9,10 +9,14 @@ decision); a complete log; no process left (every process the match started
 carries a token in its environment, and none may be alive afterwards); and
 what ``replay --verify`` says.  Expectations differ by mode only where the
 sandbox is what stops the attack (``sandbox_only``): those cases document what
-a player can still do without it (docs/protocol.md)."""
+a player can still do without it (docs/protocol.md).  A rogue that only
+leaves an odd decision.txt in its own folder is played without the sandbox
+only: the referee reads that file after the step, through its own handle on
+the seat's folder (seatfiles.read_decision), the same in both modes."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -86,8 +90,8 @@ def sha(path):
 stale = os.path.lexists("decision.txt")
 kinds = [os.path.islink("Board.txt"), os.path.isdir("Board.txt"), os.path.islink("step_logs")]
 snaps = ",".join(sha(f"step_logs/step_{k}.txt") for k in range(STEP))
-state = json.load(open("state.json"))
-print(f"W {STEP} {sha('Board.txt')} {snaps} {int(stale)} {int(any(kinds))} {state['step']} {state['you']}")
+state = open("state.json").read().replace("\\n", " ")  # read by the test (json: ~12 ms of CPU a step here)
+print(f"W {STEP} {sha('Board.txt')} {snaps} {int(stale)} {int(any(kinds))} {state}")
 decide()
 '''
 
@@ -104,10 +108,24 @@ class Rogue:
     ordinary_user: bool = False  # only stopped for non-root players (root may ptrace anything)
     modes: tuple[str, ...] = ("bwrap", "none")  # an attack on the host itself is tried in the sandbox only
 
+    def skip_why(self, mode: str) -> str | None:
+        """Why this rogue is not played in ``mode`` (None: it is)."""
+        if mode in self.modes:
+            return None
+        if self.modes == DECISION_ONLY:
+            return "what the referee reads after the step, the same in both modes: played without the sandbox only"
+        return "an attack on the machine itself: tried inside the sandbox only"
+
     def expect(self, what: str, mode: str) -> str:
         value = getattr(self, what)
         return value[mode] if isinstance(value, dict) else value
 
+
+# A rogue whose whole attack is the decision.txt it leaves (its content, or
+# what it is instead of a file): the referee reads it after the step, outside
+# any sandbox, so the second mode would play the same code again.  "none",
+# since it runs everywhere (bwrap may not start).
+DECISION_ONLY = ("none",)
 
 # The gallery's wall limit is 10 s, far past what a rogue that then decides
 # needs on a busy machine (a Python start-up, or a sleep of a second after
@@ -117,16 +135,16 @@ TIMES_OUT = ("--set", "hard_time=2.5")
 
 ROGUES: dict[str, Rogue] = {
     # --- hanging the referee with the decision file
-    "fifo_decision": Rogue("os.mkfifo('decision.txt')", "MALFORMED"),
+    "fifo_decision": Rogue("os.mkfifo('decision.txt')", "MALFORMED", modes=DECISION_ONLY),
     "symlink_decision_to_passwd": Rogue("os.symlink('/etc/passwd', 'decision.txt')", "MALFORMED",
-                                        check="no_passwd"),
-    "directory_decision": Rogue("os.makedirs('decision.txt/x')", "MALFORMED"),
+                                        check="no_passwd", modes=DECISION_ONLY),
+    "directory_decision": Rogue("os.makedirs('decision.txt/x')", "MALFORMED", modes=DECISION_ONLY),
     "hardlink_decision_to_log": Rogue(
         "tried(lambda: os.link('../../log.jsonl', 'decision.txt')) or decide()",
         {"bwrap": "OK", "none": "MALFORMED"}),
-    "huge_decision": Rogue("decide('1 ' * 600000)", "MALFORMED"),
+    "huge_decision": Rogue("decide('1 ' * 600000)", "MALFORMED", modes=DECISION_ONLY),
     "binary_decision": Rogue("open('decision.txt', 'wb').write(b'\\x00\\xff\\xfe\\x80 9 9')",
-                             "MALFORMED"),
+                             "MALFORMED", modes=DECISION_ONLY),
     "decides_then_sleeps": Rogue("decide(); time.sleep(30)", "TIMEOUT", options=TIMES_OUT),
     # --- changing the other seat's game
     "forges_other_board": Rogue("tried(lambda: open('../p2/Board.txt', 'w').write('0 0 0\\n' * 6))", every=True),
@@ -395,16 +413,17 @@ def check_witness(out: Path) -> int:
     how many steps it played."""
     replay = load(out)
     states = [state for _, state in frames(replay)]
-    lines = [ln.split() for ln in (out / "players" / "p2" / "stdout.txt").read_text().splitlines()
+    lines = [ln.split(maxsplit=6) for ln in (out / "players" / "p2" / "stdout.txt").read_text().splitlines()
              if ln.startswith("W ")]
-    for _, step, board, snaps, stale, odd, seen_step, you in lines:
+    for _, step, board, snaps, stale, odd, state_text in lines:
         k = int(step)
+        state = json.loads(state_text)
         assert board == _sha(replay.game.board_text(states[k - 1], 2)), f"forged Board.txt at step {k}"
         want = ",".join(_sha(replay.game.snapshot_text(states[j], 2)) for j in range(k))
         assert snaps == want, f"forged snapshot before step {k}"
         assert stale == "0", f"a decision.txt was waiting at step {k}"
         assert odd == "0", f"a link or directory in the witness's folder at step {k}"
-        assert (seen_step, you) == (step, "2")
+        assert (state.get("step"), state.get("you")) == (k, 2), f"forged state.json at step {k}"
     return len(lines)
 
 
@@ -471,8 +490,8 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
 @pytest.mark.parametrize("name", sorted(ROGUES))
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
-    if mode not in rogue.modes:
-        pytest.skip("an attack on the machine itself: tried inside the sandbox only")
+    if rogue.skip_why(mode):
+        pytest.skip(rogue.skip_why(mode))
     if rogue.ordinary_user and os.geteuid() == 0 and mode == "none":
         pytest.skip("root may reach any process (CAP_SYS_PTRACE): test_nonroot plays it as nobody")
     check_rogue(rogue, mode, *run_rogue(tmp_path, name, mode, rogue))

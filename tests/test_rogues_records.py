@@ -1,9 +1,10 @@
 """The rogues' gallery, third round (issue 21): players that try to void a
 match with their files or their disk use, to spoil the record, or to write on
 the TA's terminal.  Each is played as in tests/test_rogues.py (seat 1 of a
-Cantris match against the witness, random policy, both sandbox modes) and
-held to the same promises: its verdict, what the witness saw, a complete log,
-no survivor, and ``replay --verify``."""
+Cantris match against the witness, random policy, both sandbox modes unless
+its attack is only its decision.txt) and held to the same promises: its
+verdict, what the witness saw, a complete log, no survivor, and
+``replay --verify``."""
 from __future__ import annotations
 
 import os
@@ -17,7 +18,7 @@ import yaml
 
 from conftest import BOARDS, read_log, referee, verify
 from referee.core import trees
-from test_rogues import MODES, Rogue, check_rogue, run_rogue
+from test_rogues import DECISION_ONLY, MODES, Rogue, check_rogue, run_rogue
 
 def _deep(where: str, depth: int = 1500) -> str:
     """A directory ``depth`` levels deep at ``where`` (deeper than Python's
@@ -55,7 +56,7 @@ ROGUES: dict[str, Rogue] = {
                                               + _deep("step_logs", 1100) + "decide()", options=SLOW_DISK),
     "deep_tree_where_decision_belongs": Rogue(_deep("decision.txt", 1100), "MALFORMED", options=SLOW_DISK),
     "odd_files": Rogue(ODD_FILES, every=False),
-    "pads_a_legal_move": Rogue("decide(MOVE.strip() + ' ' * 500 + '\\n')"),
+    "pads_a_legal_move": Rogue("decide(MOVE.strip() + ' ' * 500 + '\\n')", modes=DECISION_ONLY),
 }
 
 
@@ -63,6 +64,8 @@ ROGUES: dict[str, Rogue] = {
 @pytest.mark.parametrize("name", sorted(ROGUES))
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
+    if rogue.skip_why(mode):
+        pytest.skip(rogue.skip_why(mode))
     proc, out, survivors = run_rogue(tmp_path, name, mode, rogue)
     try:
         check_rogue(rogue, mode, proc, out, survivors)

@@ -68,9 +68,15 @@ open("decision.txt", "w").write(text)
 
 
 def test_eight_players_one_is_ejected_and_the_game_goes_on(tmp_path, make_player):
+    ejection(tmp_path, make_player, seats=8, seed=5)
+
+
+def ejection(tmp_path: Path, make_player, seats: int, seed: int) -> None:
+    """Player 2 of ``seats`` plays off the board, is ejected, and the others
+    play on (test_portable_runner plays it with 3 seats)."""
     faulty = make_player("faulty", FAULTY)
-    players = ["builtin:greedy", faulty] + ["builtin:random", "builtin:greedy"] * 3
-    result = play(tmp_path / "m", *players, seed=5)
+    players = (["builtin:greedy", faulty] + ["builtin:random", "builtin:greedy"] * 3)[:seats]
+    result = play(tmp_path / "m", *players, seed=seed)
     records = log(tmp_path / "m")
     bad = [r for r in records if r["player"] == 2 and r["verdict"] != "OK"]
     assert len(bad) == 1 and bad[0]["verdict"] == "ILLEGAL" and bad[0]["fault"] == "eject"
@@ -81,7 +87,7 @@ def test_eight_players_one_is_ejected_and_the_game_goes_on(tmp_path, make_player
     assert records[-1]["step"] > bad[0]["step"]                 # the others played on
     assert all(r["player"] != 2 for r in records if r["step"] > bad[0]["step"])
     assert result["players"][2]["status"] == "ejected"
-    assert sorted(p for group in result["ranking"] for p in group) == list(range(1, 9))
+    assert sorted(p for group in result["ranking"] for p in group) == list(range(1, seats + 1))
     assert_verifies(tmp_path / "m")
 
 
