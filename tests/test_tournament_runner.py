@@ -289,7 +289,7 @@ def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at
             assert (tmp_path / "games" / f"g{n}" / "match.yaml").is_file()
             assert (tmp_path / "games" / f"g{n}" / "log.jsonl").read_text() == ""  # no step yet
         assert play(*game(1))["steps"] > 0  # not set up ahead: a worker of its own, at once
-        # Game 2's turn came once game 1 had written its result (see the
+        # Game 2's turn came once game 1 had played its last step (see the
         # next test); game 3's comes once game 2 has.
         assert (tmp_path / "games" / "g3" / "log.jsonl").read_text() == ""
         for n in (2, 3):
@@ -310,31 +310,35 @@ def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at
 
 
 
-def test_the_next_game_goes_once_the_game_before_has_written_its_result(tmp_path):
-    # What a game does after its result is written (its seat hosts reset or
-    # closed, its seats' files landed, its worker's exit) does not stand
+def test_the_next_game_goes_once_the_game_before_has_played_its_last_step(tmp_path):
+    # What a game does after its last step (its result written, its seat
+    # hosts reset or closed, its seats' files landed, its worker's exit) does not stand
     # between it and the next game: the first game set up ahead is told to
-    # go then, without waiting for the runner to ask for it.  Game 2 is
-    # never asked for here, yet it plays to its end; a game told to go that
-    # the runner never asks for (it stopped) is ended and its folder
-    # removed, as a game called off before its turn leaves none.
+    # go then, without waiting for the runner to ask for it: game 2 plays
+    # to its end here, never asked for.  Named again as a game to set up
+    # ahead (the runner does so until it asks for it), it is not set up a
+    # second time (a second worker would replace its folder as it plays).
+    # A game told to go that the runner never asks for (it stopped) is
+    # ended and its folder removed, as a game called off before its turn
+    # leaves none.
     from conftest import BOARDS
     from referee.core.match import MatchSpec
     from referee.tournament import forkserver
     from referee.tournament.runner import WorkerPlay
 
     if not forkserver.available():
-        pytest.skip("only a fork server's workers say when their result is written")
+        pytest.skip("only a fork server's workers say when their last step is played")
 
     def game(n: int) -> tuple[GameJob, MatchSpec]:
         return GameJob(f"g{n}", "t", (0, 1), 0, n), MatchSpec(
-            "cantris", ["builtin:random", "builtin:random"], seed=n, sandbox="none",
-            board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")
+            "cantris", ["builtin:random", "builtin:random"], seed=n, sandbox="none", replace=True,
+            board=BOARDS / "cantris" / "6x3-1.txt", out=tmp_path / "games" / f"g{n}")  # (as a tournament's)
 
     play = WorkerPlay()
     try:
         assert play.ahead(*game(2))
         assert play(*game(1))["steps"] > 0
+        assert play.ahead(*game(2))  # told to go already: not set up again
         for _ in range(600):
             if (tmp_path / "games" / "g2" / "result.yaml").exists():
                 break

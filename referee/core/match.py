@@ -185,6 +185,9 @@ class Observer:
 
     def step(self, match: Prepared, record: dict[str, Any], state: GameState) -> None: ...
 
+    def over(self, match: Prepared) -> None:
+        """The last step is played and logged (the result is still to be written)."""
+
     def finish(self, match: Prepared, result: MatchResult) -> None: ...
 
 
@@ -322,6 +325,7 @@ class Match:
                 self.folder.append_log(record)
                 self._after(step, player, state, forfeit is None)
                 self.observer.step(p, record, state)
+            self.observer.over(p)
             self.later.wait()
             outcome = forfeit_outcome(state, self.status, *forfeit) if forfeit else state.outcome()
         except OSError:

@@ -21,9 +21,10 @@ number for a worker):
 
 and writes ``exit ID CODE`` when a worker ends (CODE as
 ``Popen.returncode``: negative for a signal), and ``played ID`` when its
-game's result is written (the worker says so on its socket, see
-``worker``): what is left of it then (its seats closed or kept, their files
-landed, its exit) need not hold the next game up (``runner.WorkerPlay``).  Each worker's stdin is a pipe
+game's last step is played (the worker says so on its socket, see
+``worker``): what is left of it then (its result written, its seats closed
+or kept, their files landed, its exit) need not hold the next game up
+(``runner.WorkerPlay``).  Each worker's stdin is a pipe
 whose only writer is the server; when the server's own stdin ends (the
 client closed it, or died, even by SIGKILL) it closes them all, so that
 every worker sees what a worker of its own sees when its parent dies (see
@@ -240,7 +241,7 @@ class ForkServer:
         self._lock = threading.Lock()
         self._ended = threading.Condition(self._lock)
         self._codes: dict[int, int] = {}
-        self._played: set[int] = set()  # workers whose game's result is written
+        self._played: set[int] = set()  # workers whose game has played its last step
         self._gone = False  # the server ended: no more exits will come
         self._next = 0
         self._reader = threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True)
@@ -291,7 +292,7 @@ class ForkServer:
         self._send(f"kill {ident}")
 
     def played(self, ident: int) -> bool:
-        """Wait until the worker's game has its result written (True), or
+        """Wait until the worker's game has played its last step (True), or
         the worker ended without saying so, or the server did (False)."""
         with self._ended:
             self._ended.wait_for(lambda: ident in self._played or ident in self._codes or self._gone)

@@ -132,10 +132,10 @@ class WorkerPlay:
     and persistent players (frozen, shown no board), and waits for ``go``,
     which :meth:`__call__` sends when the game's turn comes.
 
-    A game's turn comes as soon as the game before it has written its
-    result, if it is the only one in play: what that one has left to do
-    (reset or close its seat hosts, land its seats' files, exit: ~20-40 ms
-    of wall time a game here) overlaps the next game's first steps instead
+    A game's turn comes as soon as the game before it has played its last
+    step, if it is the only one in play: what that one has left to do (write
+    its result, reset or close its seat hosts, land its seats' files, exit:
+    ~20-40 ms of wall time a game here) overlaps the next game's first steps instead
     of standing between the two (the next game set up ahead is told to go
     then, :meth:`_go_ahead`).  The game before is still recorded only once
     its worker has exited, its folder whole."""
@@ -171,7 +171,7 @@ class WorkerPlay:
         are set up), ask again later."""
         text = spec_to_json(spec)
         with self._lock:
-            if job.key in self._staged:
+            if job.key in self._staged or job.key in self._went:  # (told to go already: see _go_ahead)
                 return True
             if self._stopped or len(self._staged) >= self.STAGED:
                 return False
@@ -200,7 +200,7 @@ class WorkerPlay:
         return ident
 
     def _go_ahead(self) -> None:
-        """The game in play has written its result: if it is the only one in
+        """The game in play has played its last step: if it is the only one in
         play, tell the first game set up ahead (the runner's next, in the
         planner's order) to go now.  Were the runner to ask for another game
         first, both would play at once for a while; the one told to go is

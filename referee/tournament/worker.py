@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core import warmseats
-from referee.core.match import Cancelled, MatchResult, MatchSpec, Observer, Prepared, run_match
+from referee.core.match import Cancelled, MatchSpec, Observer, Prepared, run_match
 from referee.core.trees import remove_tree
 
 PATH_FIELDS = ("board", "out", "base_dir")
@@ -79,11 +79,12 @@ class _Lines:
 
 
 class _Played(Observer):
-    """Tells the fork server (if it forked this worker) once the game's
-    result.yaml is written: the next game may start while this one closes
-    its seats and lands their files (see ``runner.WorkerPlay``)."""
+    """Tells the fork server (if it forked this worker) once the game's last
+    step is played: the next game may start while this one writes its
+    result, closes its seats and lands their files (see
+    ``runner.WorkerPlay``)."""
 
-    def finish(self, match: Prepared, result: MatchResult) -> None:
+    def over(self, match: Prepared) -> None:
         warmseats.tell("played")
 
 
