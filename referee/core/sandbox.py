@@ -91,6 +91,15 @@ def resolve(mode: str) -> Sandbox:
         raise InputError(f"unknown sandbox {mode!r}; choose one of: {', '.join(MODES)}")
     if mode == "none":
         return NONE
+    return _resolved(mode, os.environ.get("REFEREE_BWRAP", ""), os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved(mode: str, bwrap: str, path: str) -> Sandbox:
+    """:func:`resolve` for ``auto`` or ``bwrap``, found once a process for
+    what it depends on (``REFEREE_BWRAP``, ``PATH``; the probe is cached
+    anyway): ~1-2 ms of CPU a game's worker, which a fork server finds
+    before it forks them (``forkserver._warm``)."""
     why = None
     binary = None
     if not sys.platform.startswith("linux"):

@@ -16,15 +16,16 @@ number for a worker):
   environment and working folder.  The worker reads the SPEC and then ``go``
   on its stdin as a ``python -m referee.tournament.worker -`` does;
 - ``go ID``: the worker's game may start;
+- ``after ID NEXT``: ``go NEXT`` once worker ID's game has played its last
+  step (it says so on its socket, see ``worker``; at once if it has):
+  what is left of that game then (its result written, its seats closed or
+  kept, their files landed, its exit) need not hold the next game up, nor
+  does a round trip through the client (see ``runner.WorkerPlay``);
 - ``off ID``: end the worker's input (before ``go``: its game is called off);
 - ``kill ID``: SIGKILL the worker.
 
 and writes ``exit ID CODE`` when a worker ends (CODE as
-``Popen.returncode``: negative for a signal), and ``played ID`` when its
-game's last step is played (the worker says so on its socket, see
-``worker``): what is left of it then (its result written, its seats closed
-or kept, their files landed, its exit) need not hold the next game up
-(``runner.WorkerPlay``).  Each worker's stdin is a pipe
+``Popen.returncode``: negative for a signal).  Each worker's stdin is a pipe
 whose only writer is the server; when the server's own stdin ends (the
 client closed it, or died, even by SIGKILL) it closes them all, so that
 every worker sees what a worker of its own sees when its parent dies (see
@@ -113,11 +114,16 @@ def serve() -> None:
         with contextlib.suppress(OSError):
             os.write(1, line.encode() + b"\n")
 
+    played: set[int] = set()  # workers whose game has played its last step
+    chains: dict[int, int] = {}  # ID: the worker to go once its game has (after ID NEXT)
+
     def notes(ident: int):
-        """What a worker's note (``played``) becomes: a line for the client."""
+        """What a worker's note (``played``) does: the game chained to it goes."""
         def note(text: str) -> None:
             if text == "played":
-                report(f"played {ident}")
+                played.add(ident)
+                if ident in chains:
+                    feed(chains.pop(ident), b"go\n")
         return note
 
     def feed(ident: int, data: bytes) -> None:
@@ -165,6 +171,13 @@ def serve() -> None:
             start(ident, json.loads(payload))
         elif verb == "go":
             feed(ident, b"go\n")
+        elif verb == "after":
+            with contextlib.suppress(ValueError):
+                following = int(payload)
+                if ident in played:
+                    feed(following, b"go\n")
+                elif ident in {owner for owner, _ in running.values()}:
+                    chains[ident] = following
         elif verb == "off":
             with contextlib.suppress(KeyError, OSError):
                 os.close(inputs.pop(ident))
@@ -218,6 +231,8 @@ def serve() -> None:
                     channels.pop(channel_fd)
                     channel.close()
             _, status = os.waitpid(pid, 0)
+            played.discard(ident)
+            chains.pop(ident, None)
             with contextlib.suppress(KeyError, OSError):
                 os.close(inputs.pop(ident))
             report(f"exit {ident} {os.waitstatus_to_exitcode(status)}")
@@ -241,7 +256,6 @@ class ForkServer:
         self._lock = threading.Lock()
         self._ended = threading.Condition(self._lock)
         self._codes: dict[int, int] = {}
-        self._played: set[int] = set()  # workers whose game has played its last step
         self._gone = False  # the server ended: no more exits will come
         self._next = 0
         self._reader = threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True)
@@ -254,11 +268,6 @@ class ForkServer:
             if verb == "exit":
                 with self._ended:
                     self._codes[int(ident)] = int(code)
-                    self._played.discard(int(ident))
-                    self._ended.notify_all()
-            elif verb == "played":
-                with self._ended:
-                    self._played.add(int(ident))
                     self._ended.notify_all()
         with self._ended:
             self._gone = True
@@ -291,15 +300,10 @@ class ForkServer:
     def kill(self, ident: int) -> None:
         self._send(f"kill {ident}")
 
-    def played(self, ident: int) -> bool:
-        """Wait until the worker's game has played its last step (True), or
-        the worker ended without saying so, or the server did (False)."""
-        with self._ended:
-            self._ended.wait_for(lambda: ident in self._played or ident in self._codes or self._gone)
-            if ident in self._played:
-                self._played.discard(ident)
-                return True
-            return False
+    def after(self, ident: int, following: int) -> None:
+        """Have worker ``following`` go once worker ``ident``'s game has
+        played its last step (see the module doc)."""
+        self._send(f"after {ident} {following}")
 
     def wait(self, ident: int, timeout: float | None = None) -> int | None:
         """The worker's exit code; None if the server ended first (or the

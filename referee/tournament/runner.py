@@ -135,10 +135,11 @@ class WorkerPlay:
     A game's turn comes as soon as the game before it has played its last
     step, if it is the only one in play: what that one has left to do (write
     its result, reset or close its seat hosts, land its seats' files, exit:
-    ~20-40 ms of wall time a game here) overlaps the next game's first steps instead
-    of standing between the two (the next game set up ahead is told to go
-    then, :meth:`_go_ahead`).  The game before is still recorded only once
-    its worker has exited, its folder whole."""
+    ~20-40 ms of wall time a game here) overlaps the next game's first
+    steps instead of standing between the two, and the fork server tells the
+    next game to go itself (:meth:`_chain`), without a round trip through
+    this process.  The game before is still recorded only once its worker
+    has exited, its folder whole."""
 
     STAGED = 2  # games set up ahead at most
 
@@ -146,7 +147,7 @@ class WorkerPlay:
         self._launcher: ForkServer | Spawner | None = None
         self._live: set[int] = set()
         self._staged: dict[str, tuple[str, int, Path]] = {}  # key: (SPEC, worker, stderr file)
-        self._went: dict[str, tuple[str, int, Path]] = {}  # staged games told to go early (_go_ahead)
+        self._went: dict[str, tuple[str, int, Path]] = {}  # staged games to go early (_chain)
         self._lock = threading.Lock()
         self._stopped = False
         self._games: Path | None = None  # where the games' folders are
@@ -171,7 +172,7 @@ class WorkerPlay:
         are set up), ask again later."""
         text = spec_to_json(spec)
         with self._lock:
-            if job.key in self._staged or job.key in self._went:  # (told to go already: see _go_ahead)
+            if job.key in self._staged or job.key in self._went:  # (to go early: see _chain)
                 return True
             if self._stopped or len(self._staged) >= self.STAGED:
                 return False
@@ -185,7 +186,9 @@ class WorkerPlay:
         text = spec_to_json(spec)
         with self._lock:
             went = self._went.pop(job.key, None)
-            if went is not None and went[0] == text:  # already playing (see _go_ahead)
+            if went is not None and went[0] == text:  # playing already (see _chain), or now
+                assert self._launcher is not None
+                self._launcher.go(went[1])  # (the game before may have ended without playing out)
                 return went[1]
             if went is not None:  # not this game after all (never so: a game's SPEC follows from its key)
                 self._abandon([went])
@@ -199,19 +202,20 @@ class WorkerPlay:
             self._live.add(ident)
         return ident
 
-    def _go_ahead(self) -> None:
-        """The game in play has played its last step: if it is the only one in
-        play, tell the first game set up ahead (the runner's next, in the
-        planner's order) to go now.  Were the runner to ask for another game
+    def _chain(self, ident: int) -> None:
+        """If game ``ident`` is the only one in play, have the first game set
+        up ahead (the runner's next, in the planner's order) go once it has
+        played its last step: the fork server tells it to (``after``), as
+        soon as its worker says so.  Were the runner to ask for another game
         first, both would play at once for a while; the one told to go is
         recorded when the runner asks for it (:meth:`_worker`)."""
+        after = getattr(self._launcher, "after", None)  # a fork server's worker says when it has played
         with self._lock:
-            if self._stopped or len(self._live) != 1 or not self._staged:
+            if after is None or self._stopped or self._live != {ident} or not self._staged:
                 return
             key = next(iter(self._staged))
             entry = self._staged.pop(key)
-            assert self._launcher is not None
-            self._launcher.go(entry[1])
+            after(ident, entry[1])
             self._live.add(entry[1])
             self._went[key] = entry
 
@@ -221,9 +225,7 @@ class WorkerPlay:
         ident = self._worker(job, spec, errors)
         assert self._launcher is not None
         try:
-            played = getattr(self._launcher, "played", None)  # a fork server's worker says so
-            if played is not None and played(ident):
-                self._go_ahead()
+            self._chain(ident)
             code = self._launcher.wait(ident)
         finally:
             with self._lock:
