@@ -138,25 +138,62 @@ def referee(*args: str, cwd: Path | None = None, timeout: float = 300,
     return launcher.run(args, cwd=cwd, timeout=timeout, input=input, env=env)
 
 
-def referee_wheel(tmp_path_factory) -> Path:
-    """The referee's wheel, built from this checkout once per test run (the
-    autograder's ``build_wheel``: from a copy, as ``referee autograder``
-    does) and shared by every xdist worker: a file lock in the run's temp
-    folder lets the first build it and the others wait for it (each build
-    is ~3 s of CPU; test_nonroot and both autograder modules install it).
-    test_wheel builds its own from a copy with build products planted in it."""
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder ``name`` of this test run, filled by ``make(folder)`` once
+    and shared by every xdist worker: a file lock in the run's temp folder
+    lets the first make it and the others wait for it.  Only for what the
+    tests read and never change."""
     import fcntl
-
-    from referee.grading.autograder import build_wheel
 
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, not all runs'
-    folder = shared / "referee-wheel"
+    folder = shared / name
     folder.mkdir(exist_ok=True)
-    with open(folder / "lock", "w") as lock:
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        built = sorted((folder / "dist").glob("referee-*.whl"))
-        return built[-1] if built else build_wheel(folder / "dist")
+        if not (folder / ".made").exists():
+            make(folder)
+            (folder / ".made").write_text("")
+    return folder
+
+
+def referee_wheel(tmp_path_factory) -> Path:
+    """The referee's wheel, built from this checkout once per test run (the
+    autograder's ``build_wheel``: from a copy, as ``referee autograder``
+    does) and shared by every xdist worker (each build is ~3 s of CPU;
+    test_nonroot and both autograder modules install it).  test_wheel builds
+    its own from a copy with build products planted in it."""
+    from referee.grading.autograder import build_wheel
+
+    folder = made_once(tmp_path_factory, "referee-wheel", lambda folder: build_wheel(folder / "dist"))
+    return sorted((folder / "dist").glob("referee-*.whl"))[-1]
+
+
+CRASHER = "import sys\nprint('bye <i>now</i>')\nsys.exit(5)\n"
+
+
+def double_elimination_of_four(tmp_path_factory) -> Path:
+    """A double elimination of four (greedy, two randoms, one that always
+    crashes) on a small Cantris board, played once per test run by the CLI
+    with ``--jobs 2``: test_report_html reads its report and replays,
+    test_tournament_e2e compares a killed and resumed run of the same
+    class.yaml with it (each run is ~4 s of CPU).  The folder holds
+    class.yaml, crash.py, out/ and stdout.txt (the CLI's standard output)."""
+    def play(root: Path) -> None:
+        (root / "crash.py").write_text(CRASHER)
+        config = {"game": "cantris", "boards": str(BOARDS / "cantris" / "6x3-1.txt"),
+                  "format": "double_elimination", "seed": 7, "out": "out",
+                  "limits": {"soft_time": 10},  # far above any step here: load must not change a result
+                  "entrants": [{"name": "ann", "command": "builtin:greedy"},
+                               {"name": "bob", "command": "builtin:random"},
+                               {"name": "cy", "command": f"{sys.executable} {root / 'crash.py'}"},
+                               {"name": "dee", "command": "builtin:random"}]}
+        (root / "class.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+        proc = referee("tournament", root / "class.yaml", "--jobs", "2", timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        (root / "stdout.txt").write_text(proc.stdout)
+
+    return made_once(tmp_path_factory, "double-elimination-of-four", play)
 
 
 def pip_install_into(python: Path | str, *args: object, env: dict[str, str] | None = None,

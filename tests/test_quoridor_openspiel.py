@@ -16,6 +16,7 @@ are listed in its turn order.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 
 import pytest
@@ -31,12 +32,20 @@ RETURNS_ORDER = {2: (1, 2), 4: (1, 3, 2, 4)}
 
 def ours(text: str, state: QuoridorState):
     """Our decision for an OpenSpiel action string."""
-    file, rank = ord(text[0]) - ord("a"), int(text[1:].rstrip("vh"))
+    if text[-1] in "vh":
+        return wall(text)
+    return Move(*state.pawn(state.turn), int(text[1:]) - 1, ord(text[0]) - ord("a"))
+
+
+@functools.cache
+def wall(text: str) -> Wall:
+    """Our wall for an OpenSpiel wall string (it names the same wall whatever
+    the position, so each is parsed once: ~100 walls are legal at most of
+    the 20,000+ positions compared)."""
+    file, rank = ord(text[0]) - ord("a"), int(text[1:-1])
     if text.endswith("v"):
         return Wall(rank - 1, file + 1, rank + 1, file + 1)
-    if text.endswith("h"):
-        return Wall(rank, file, rank, file + 2)
-    return Move(*state.pawn(state.turn), rank - 1, file)
+    return Wall(rank, file, rank, file + 2)
 
 
 def third_pawn_diagonals(state: QuoridorState) -> set[Move]:

@@ -4,35 +4,22 @@ replay pages that exist), and the page's pieces checked on their own."""
 from __future__ import annotations
 
 import csv
-import sys
 from types import SimpleNamespace
 
 import pytest
 import yaml
 from browser import dump_dom, needs_browser, screenshot
-from conftest import BOARDS, referee
+from conftest import double_elimination_of_four
 
 from referee.tournament.journal import GameRecord
 from referee.web.report_page import REPLAY_NAME, cross_table, standings_rows, write_replays
 
-CRASHER = "import sys\nprint('bye <i>now</i>')\nsys.exit(5)\n"
-
 
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory):
-    """Double elimination of four (one always crashes) on a small Cantris board."""
-    root = tmp_path_factory.mktemp("report")
-    (root / "crash.py").write_text(CRASHER)
-    config = {"game": "cantris", "boards": str(BOARDS / "cantris" / "6x3-1.txt"),
-              "format": "double_elimination", "seed": 7, "out": "out",
-              "entrants": [{"name": "ann", "command": "builtin:greedy"},
-                           {"name": "bob", "command": "builtin:random"},
-                           {"name": "cy", "command": f"{sys.executable} {root / 'crash.py'}"},
-                           {"name": "dee", "command": "builtin:random"}]}
-    path = root / "class.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    proc = referee("tournament", path, "--jobs", "2", timeout=600)
-    assert proc.returncode == 0, proc.stderr
+    """Double elimination of four (one always crashes) on a small Cantris
+    board (conftest.double_elimination_of_four: played once per run)."""
+    root = double_elimination_of_four(tmp_path_factory)
     out = root / "out"
     games = list(csv.DictReader((out / "games.csv").open()))
     standings = list(csv.DictReader((out / "standings.csv").open()))

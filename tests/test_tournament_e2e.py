@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import referee
+from conftest import double_elimination_of_four, referee
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "boards" / "cantris" / "6x3-1.txt"
@@ -89,14 +90,13 @@ def test_round_robin_of_builtin_players(tmp_path):
     assert md.count("](games/rr") == 6
 
 
-def test_killed_tournament_resumes_to_the_same_standings(tmp_path):
-    entrants = [("r1", "builtin:random"), ("g1", "builtin:greedy"), ("r2", "builtin:random"),
-                ("g2", "builtin:greedy")]
-    whole = write_config(tmp_path / "whole", "double_elimination", entrants)
-    reference = referee("tournament", whole, "--jobs", "2")
-    assert reference.returncode == 0, reference.stderr
-
-    killed = write_config(tmp_path / "killed", "double_elimination", entrants)
+def test_killed_tournament_resumes_to_the_same_standings(tmp_path_factory, tmp_path):
+    """The same class.yaml as the run test_report_html reads (played once
+    per test run), killed after three games and resumed."""
+    whole = double_elimination_of_four(tmp_path_factory)
+    (tmp_path / "killed").mkdir()
+    killed = tmp_path / "killed" / "class.yaml"
+    shutil.copyfile(whole / "class.yaml", killed)
     out = tmp_path / "killed" / "out"
     proc = subprocess.Popen(tournament(killed, "--jobs", "2"), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -112,7 +112,7 @@ def test_killed_tournament_resumes_to_the_same_standings(tmp_path):
     else:
         pytest.fail("game workers outlived the killed tournament")
     before = journal_keys(out)
-    assert 3 <= len(before) < len(journal_keys(tmp_path / "whole" / "out"))
+    assert 3 <= len(before) < len(journal_keys(whole / "out"))
     stamps = {k: (out / "games" / k / "result.yaml").stat().st_mtime_ns for k in before}
 
     resumed = referee("tournament", killed, "--resume", "--jobs", "2")
@@ -121,5 +121,5 @@ def test_killed_tournament_resumes_to_the_same_standings(tmp_path):
     assert after[:len(before)] == before and len(after) == len(set(after))
     assert {k: (out / "games" / k / "result.yaml").stat().st_mtime_ns for k in before} == stamps
     for name in ("standings.csv", "bracket.txt", "games.csv"):
-        assert (out / name).read_text() == (tmp_path / "whole" / "out" / name).read_text(), name
-    assert resumed.stdout == reference.stdout.replace(str(tmp_path / "whole"), str(tmp_path / "killed"))
+        assert (out / name).read_text() == (whole / "out" / name).read_text(), name
+    assert resumed.stdout == (whole / "stdout.txt").read_text().replace(str(whole), str(tmp_path / "killed"))
