@@ -277,18 +277,28 @@ def student_copy(tmp_path: Path, source: Path) -> str:
     return f"{sys.executable} {folder / source.name}"
 
 
-def new_player(game: str, folder: Path, lang: str = "python") -> str:
-    """`referee new-player GAME FOLDER` (``--lang`` unless Python, the default),
-    which must succeed; returns the command line running the new program,
-    compiled with all warnings as errors for C++."""
-    lang_option = () if lang == "python" else ("--lang", lang)
-    assert referee("new-player", game, folder, *lang_option).returncode == 0
-    if lang == "python":
-        return f"{sys.executable} {folder / 'player.py'}"
-    binary = folder / "player"
-    subprocess.run(["g++", "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary,
-                    folder / "player.cpp"], check=True)
-    return str(binary)
+def new_player(game: str, folder: Path) -> str:
+    """`referee new-player GAME FOLDER`, which must succeed; returns the
+    command line running the new (Python) program."""
+    assert referee("new-player", game, folder).returncode == 0
+    return f"{sys.executable} {folder / 'player.py'}"
+
+
+def cantris_cpp_bot(tmp_path_factory) -> Path:
+    """`referee new-player cantris --lang cpp`, built with the Linux command
+    its README gives (plus -Werror), once per test run (conftest.made_once):
+    test_cli plays it, test_teaching runs it by hand.  The same source and
+    flags for both; a build is ~2.5 s of CPU.  The folder, with the binary
+    ``player`` in it."""
+    def build(root: Path) -> None:
+        assert referee("new-player", "cantris", root / "bot", "--lang", "cpp").returncode == 0
+        lines = (root / "bot" / "README.md").read_text().splitlines()
+        command = lines[lines.index("Linux:") + 2].strip()  # the README's commands run inside the folder
+        assert command.startswith("g++ ")
+        done = subprocess.run(command + " -Werror", shell=True, cwd=root / "bot", capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    return made_once(tmp_path_factory, "cantris-cpp-bot", build) / "bot"
 
 
 def random_play(starts: st.SearchStrategy, max_plies: int) -> st.SearchStrategy:

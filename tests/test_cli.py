@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import BOARDS, ROOT, referee
+from conftest import BOARDS, ROOT, cantris_cpp_bot, referee
 
 
 @pytest.fixture(scope="module")
@@ -225,14 +225,9 @@ def test_python_m_referee_works():
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
-def test_new_player_cpp_template_builds_and_plays_as_its_readme_says(tmp_path):
-    assert referee("new-player", "cantris", "bot", "--lang", "cpp", cwd=tmp_path).returncode == 0
-    readme = (tmp_path / "bot" / "README.md").read_text()
-    lines = readme.splitlines()
-    build = lines[lines.index("Linux:") + 2].strip()  # the README's commands run inside the folder
-    assert build.startswith("g++ ")
-    assert subprocess.run(build + " -Werror", shell=True, cwd=tmp_path / "bot").returncode == 0
-    proc = referee("play", "cantris", "--player", "bot/player", "--player", "builtin:greedy",
+def test_new_player_cpp_template_builds_and_plays_as_its_readme_says(tmp_path_factory, tmp_path):
+    bot = cantris_cpp_bot(tmp_path_factory)  # new-player, then its README's build command (+ -Werror)
+    proc = referee("play", "cantris", "--player", bot / "player", "--player", "builtin:greedy",
                    "--board", BOARDS / "cantris" / "10x5-1.txt", "--out", "m", "--quiet", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = yaml.safe_load((tmp_path / "m" / "result.yaml").read_text())

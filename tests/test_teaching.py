@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 import yaml
 
-from conftest import ROOT, needs_gpp, new_player, read_log, referee
+from conftest import ROOT, cantris_cpp_bot, needs_gpp, new_player, read_log, referee
 from referee.cli import PLAY_KEYS
 from referee.games.quoridor.part1_check import check
 from referee.games.tsuro.decisions import Place, Start
@@ -168,10 +168,10 @@ def test_a_python_template_run_by_hand_prints_its_usage(tmp_path):
 
 
 @needs_gpp
-def test_a_cpp_template_run_by_hand_prints_its_usage(tmp_path):
-    binary = new_player("cantris", tmp_path / "bot", lang="cpp")
+def test_a_cpp_template_run_by_hand_prints_its_usage(tmp_path_factory):
+    bot = cantris_cpp_bot(tmp_path_factory)  # new-player's C++ template, built as its README says
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
-    proc = subprocess.run([binary], cwd=tmp_path / "bot", env=env, capture_output=True,
+    proc = subprocess.run([bot / "player"], cwd=bot, env=env, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr == f"usage: player {USAGE}\n"
 
