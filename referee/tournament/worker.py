@@ -82,10 +82,14 @@ class _Played(Observer):
     """Tells the fork server (if it forked this worker) once the game's last
     step is played: the next game may start while this one writes its
     result, closes its seats and lands their files (see
-    ``runner.WorkerPlay``)."""
+    ``runner.WorkerPlay``).  What is left of this one then yields the CPU to
+    the game in play (a lower priority), whose first step would otherwise
+    share it with this one's end."""
 
     def over(self, match: Prepared) -> None:
         warmseats.tell("played")
+        with contextlib.suppress(OSError):
+            os.nice(10)
 
 
 def _done() -> None:
