@@ -292,6 +292,7 @@ def test_each_game_is_set_up_ahead_by_a_fresh_worker_and_shown_its_board_only_at
         # Game 2's turn came once game 1 had played its last step (see the
         # next test); game 3's comes once game 2 has.
         assert (tmp_path / "games" / "g3" / "log.jsonl").read_text() == ""
+        assert not play.ahead(*game(4))  # game 2, to go early, still counts among the two set up ahead
         for n in (2, 3):
             result = play(*game(n))
             assert result["verdicts"][1]["OK"] > 0 and result["verdicts"][2]["OK"] > 0

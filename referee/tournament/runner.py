@@ -174,7 +174,7 @@ class WorkerPlay:
         with self._lock:
             if job.key in self._staged or job.key in self._went:  # (to go early: see _chain)
                 return True
-            if self._stopped or len(self._staged) >= self.STAGED:
+            if self._stopped or len(self._staged) + len(self._went) >= self.STAGED:  # (a game to go early is still ahead)
                 return False
             errors = self._errors(job, spec)
             self._staged[job.key] = (text, self._start(text, errors), errors)
