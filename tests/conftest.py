@@ -141,17 +141,19 @@ def referee(*args: str, cwd: Path | None = None, timeout: float = 300,
 def made_once(tmp_path_factory, name: str, make) -> Path:
     """The folder ``name`` of this test run, filled by ``make(folder)`` once
     and shared by every xdist worker: a file lock in the run's temp folder
-    lets the first make it and the others wait for it.  Only for what the
-    tests read and never change."""
+    lets the first make it and the others wait for it (after a failed make,
+    the next asker tries again from an empty folder, and fails the same way).
+    Only for what the tests read and never change."""
     import fcntl
 
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, not all runs'
     folder = shared / name
-    folder.mkdir(exist_ok=True)
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / ".made").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed make left: each try starts clean
+            folder.mkdir()
             make(folder)
             (folder / ".made").write_text("")
     return folder

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import BOARDS, ROOT, referee
+from conftest import BOARDS, ROOT, cantris_cpp_bot, referee
 
 SDK_DIR = ROOT / "players" / "sdk" / "cpp"
-TEMPLATE = ROOT / "players" / "cantris" / "template.cpp"
 GXX = shutil.which("g++")
 
 pytestmark = pytest.mark.skipif(GXX is None, reason="g++ is not installed")
@@ -123,24 +122,21 @@ std::string describe(const referee::Board& board) {
 
 @pytest.fixture(scope="module")
 def binaries(tmp_path_factory) -> dict[str, Path]:
-    """Both programs, compiled by two g++ processes running side by side."""
+    """The probe, compiled here, and the Cantris template as new-player
+    writes it (the checkout's template.cpp and SDK header, byte for byte),
+    built with the command its README promises plus -Werror: one build per
+    test run, shared with test_cli and test_teaching (conftest.cantris_cpp_bot)."""
     build = tmp_path_factory.mktemp("sdk_cpp_build")
     (build / "probe_main.cpp").write_text(PROBE_MAIN)
     (build / "probe_second.cpp").write_text(PROBE_SECOND_UNIT)
     strict = ["-std=c++14", "-Wall", "-Wextra", "-Werror", "-I", str(SDK_DIR)]
-    commands = {
-        "probe": [GXX, *strict, "-pedantic", "-O0", "-o", str(build / "probe"),
-                  str(build / "probe_main.cpp"), str(build / "probe_second.cpp")],
-        # the command the template promises, plus -Werror
-        "player": [GXX, "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(build / "player"),
-                   str(TEMPLATE), "-I", str(SDK_DIR)],
-    }
-    jobs = {name: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            for name, cmd in commands.items()}
-    for name, job in jobs.items():
-        output = job.communicate()[0]
-        assert job.returncode == 0, f"{name} does not compile:\n{output}"
-    return {name: build / name for name in commands}
+    probe = subprocess.Popen([GXX, *strict, "-pedantic", "-O0", "-o", str(build / "probe"),
+                              str(build / "probe_main.cpp"), str(build / "probe_second.cpp")],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    player = cantris_cpp_bot(tmp_path_factory) / "player"  # while the probe compiles
+    output = probe.communicate()[0]
+    assert probe.returncode == 0, f"probe does not compile:\n{output}"
+    return {"probe": build / "probe", "player": player}
 
 
 def run_probe(binaries, *args: str, cwd: Path | None = None, env: dict | None = None):
