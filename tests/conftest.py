@@ -279,11 +279,18 @@ def student_copy(tmp_path: Path, source: Path) -> str:
     return f"{sys.executable} {folder / source.name}"
 
 
-def new_player(game: str, folder: Path) -> str:
-    """`referee new-player GAME FOLDER`, which must succeed; returns the
-    command line running the new (Python) program."""
-    assert referee("new-player", game, folder).returncode == 0
-    return f"{sys.executable} {folder / 'player.py'}"
+def new_player(game: str, folder: Path, lang: str = "python") -> str:
+    """`referee new-player GAME FOLDER` (``--lang`` unless Python, the default),
+    which must succeed; returns the command line running the new program,
+    compiled with all warnings as errors for C++."""
+    lang_option = () if lang == "python" else ("--lang", lang)
+    assert referee("new-player", game, folder, *lang_option).returncode == 0
+    if lang == "python":
+        return f"{sys.executable} {folder / 'player.py'}"
+    binary = folder / "player"
+    subprocess.run(["g++", "-std=c++14", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary,
+                    folder / "player.cpp"], check=True)
+    return str(binary)
 
 
 def cantris_cpp_bot(tmp_path_factory) -> Path:
