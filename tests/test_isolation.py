@@ -103,13 +103,21 @@ def test_groups_left_by_a_referee_that_is_gone_are_emptied_and_removed():
     import subprocess
 
     where = cgroups.hierarchy()
-    dead = subprocess.Popen(["true"])
-    dead.wait()  # a pid that is no one's now
     parent = next(iter(where.parents.values()))
-    stale = parent / f"{cgroups.PREFIX}{dead.pid}-1"
-    stale.mkdir()
     sleeper = subprocess.Popen(["sleep", "1000"])
-    (stale / "cgroup.procs").write_text(str(sleeper.pid))
+    # Another test's referee (another xdist worker) may sweep the new group
+    # while it is still empty, as it should: then make another one.  Once
+    # the sleeper is in it, a sweep by anyone leaves what is asserted below.
+    for _ in range(100):
+        dead = subprocess.Popen(["true"])
+        dead.wait()  # a pid that is no one's now
+        stale = parent / f"{cgroups.PREFIX}{dead.pid}-1"
+        try:
+            stale.mkdir()
+            (stale / "cgroup.procs").write_text(str(sleeper.pid))
+            break
+        except FileNotFoundError:
+            continue
     cgroups._SWEPT.clear()
     group = cgroups.SeatGroup.create(64, 8, sandboxed=False)
     try:
