@@ -215,7 +215,8 @@ def land(seat: Path, home: Path) -> bool:
 
 def tell(note: str) -> None:
     """A note for the fork server on this worker's socket (``played``: the
-    game's result is written, see ``forkserver``); nothing without one."""
+    game's last step is played and logged, see ``forkserver``); nothing
+    without one."""
     if _channel:
         with contextlib.suppress(OSError):
             _channel[0].sendall(note.encode())
