@@ -111,8 +111,10 @@ def series_rows(runs: dict, ones: dict, floors: dict, index: int, prefix: str
 
 
 def main() -> None:
-    sandboxes = ["auto", "fresh", "none", "none-fresh"] if resolve("auto").on else ["none", "none-fresh"]
-    if len(sandboxes) == 1:
+    sandboxes = ["none", "none-fresh"]
+    if resolve("auto").on:
+        sandboxes = ["auto", "fresh", *sandboxes]
+    else:
         print("(default sandbox: skipped, bwrap cannot start here)")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
