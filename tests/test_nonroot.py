@@ -103,8 +103,7 @@ def test_rogue_as_an_ordinary_user(world, name, mode):
     work = Path(tempfile.mkdtemp(dir=base))
     os.chmod(work, 0o777)
     rogue = ROGUES[name]
-    if rogue.skip_why(mode):
-        pytest.skip(rogue.skip_why(mode))
+    rogue.skip_unless_played_in(mode)
     proc, out, survivors = run_rogue(work, name, mode, rogue, python=str(venv / "bin" / "python"),
                                      prefix=prefix, env_extra={"HOME": str(work)})
     check_rogue(rogue, mode, proc, out, survivors)

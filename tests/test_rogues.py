@@ -108,13 +108,13 @@ class Rogue:
     ordinary_user: bool = False  # only stopped for non-root players (root may ptrace anything)
     modes: tuple[str, ...] = ("bwrap", "none")  # an attack on the host itself is tried in the sandbox only
 
-    def skip_why(self, mode: str) -> str | None:
-        """Why this rogue is not played in ``mode`` (None: it is)."""
+    def skip_unless_played_in(self, mode: str) -> None:
+        """Skip the test (saying why) if this rogue is not played in ``mode``."""
         if mode in self.modes:
-            return None
+            return
         if self.modes == DECISION_ONLY:
-            return "what the referee reads after the step, the same in both modes: played without the sandbox only"
-        return "an attack on the machine itself: tried inside the sandbox only"
+            pytest.skip("what the referee reads after the step, the same in both modes: played without the sandbox only")
+        pytest.skip("an attack on the machine itself: tried inside the sandbox only")
 
     def expect(self, what: str, mode: str) -> str:
         value = getattr(self, what)
@@ -490,8 +490,7 @@ def run_rogue(tmp_path: Path, name: str, mode: str, rogue: Rogue, python: str = 
 @pytest.mark.parametrize("name", sorted(ROGUES))
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
-    if rogue.skip_why(mode):
-        pytest.skip(rogue.skip_why(mode))
+    rogue.skip_unless_played_in(mode)
     if rogue.ordinary_user and os.geteuid() == 0 and mode == "none":
         pytest.skip("root may reach any process (CAP_SYS_PTRACE): test_nonroot plays it as nobody")
     check_rogue(rogue, mode, *run_rogue(tmp_path, name, mode, rogue))

@@ -64,8 +64,7 @@ ROGUES: dict[str, Rogue] = {
 @pytest.mark.parametrize("name", sorted(ROGUES))
 def test_rogue(tmp_path, name, mode):
     rogue = ROGUES[name]
-    if rogue.skip_why(mode):
-        pytest.skip(rogue.skip_why(mode))
+    rogue.skip_unless_played_in(mode)
     proc, out, survivors = run_rogue(tmp_path, name, mode, rogue)
     try:
         check_rogue(rogue, mode, proc, out, survivors)
