@@ -118,6 +118,9 @@ def test_groups_left_by_a_referee_that_is_gone_are_emptied_and_removed():
             break
         except FileNotFoundError:
             continue
+    else:
+        sleeper.kill()
+        pytest.fail("every stale group planted was swept before the sleeper was in it")
     cgroups._SWEPT.clear()
     group = cgroups.SeatGroup.create(64, 8, sandboxed=False)
     try:
