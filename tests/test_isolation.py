@@ -96,6 +96,32 @@ def test_the_view_shows_an_interpreter_installation_and_not_the_home_around_it(t
     assert Path.home() not in shown and Path("/") not in shown
 
 
+def test_a_fork_server_finds_the_groups_once_for_its_workers(monkeypatch):
+    """cgroups.warm (the fork server's, before it forks a game's worker)
+    finds the hierarchy and sweeps stale groups; a worker forked after it
+    finds both done, unless its series turned control groups off."""
+    looks: list[int] = []
+    own = cgroups._own_groups
+    monkeypatch.setattr(cgroups, "_own_groups", lambda *a: looks.append(1) or own(*a))
+    monkeypatch.setattr(cgroups, "_SWEPT", [])
+    cgroups._hierarchy.cache_clear()
+    monkeypatch.delenv("REFEREE_CGROUPS", raising=False)
+    try:
+        cgroups.warm()
+        v1 = cgroups.find_hierarchy(own(), cgroups.ROOT, None) is not None
+        assert bool(cgroups._SWEPT) == v1
+        seen = len(looks)
+        pid = os.fork()
+        if pid == 0:  # the worker: under v1 it looks at nothing again
+            found = cgroups.hierarchy() is not None
+            os._exit(0 if not v1 or found and len(looks) == seen else 1)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+        monkeypatch.setenv("REFEREE_CGROUPS", "off")
+        assert cgroups.hierarchy() is None
+    finally:
+        cgroups._hierarchy.cache_clear()
+
+
 @pytest.mark.skipif(not cgroups.available(), reason="no control groups here")
 def test_groups_left_by_a_referee_that_is_gone_are_emptied_and_removed():
     """A referee killed with SIGKILL cannot remove its seats' groups (nor

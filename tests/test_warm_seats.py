@@ -255,6 +255,36 @@ def test_a_series_on_warm_seats_writes_what_fresh_seats_write(tmp_path, kind):
         assert folder_contents(warm / name) == folder_contents(fresh / name), name
 
 
+# A kept-alive player whose start-up burns 0.3 s of CPU in seat 2 only; the
+# seats are swapped game after game, so a kept host starts it quickly in one
+# game and slowly in the next, and the other way round.
+SLOW_IN_SEAT_2 = TRIVIAL.replace("run(play)", """import os, time
+if os.environ["REFEREE_PLAYER"] == "2":
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+run(play)""")
+
+
+@needs_bwrap
+def test_a_kept_host_waits_for_a_start_up_slower_than_those_it_has_seen(tmp_path):
+    # A kept host begins to look at a starting player late, at a fraction of
+    # the quickest start-up it has seen (seathost.prestart): a slower one is
+    # still waited for until it is idle, and never charged to its first step.
+    program = tmp_path / "slow.py"
+    program.write_text(SLOW_IN_SEAT_2)
+    player = f"persistent:{os.sys.executable} {program}"
+    games = series(tmp_path, "out", player, player, games=4)
+    folders = sorted(p for p in games.iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert len(folders) == 4
+    for game in folders:
+        log = [json.loads(line) for line in (game / "log.jsonl").read_text().splitlines()]
+        assert {entry["verdict"] for entry in log} == {"OK"}, game
+        first = {seat: next(r for r in log if r["player"] == seat) for seat in (1, 2)}
+        assert first[2]["start_ms"] >= 280 and first[2]["cpu_ms"] < 280, (game.name, first[2])
+        assert first[1]["cpu_ms"] < 280, (game.name, first[1])
+
+
 def _kept_cat(tmp_path: Path, n: int) -> tuple[subprocess.Popen, warmseats.Lease]:
     """A stand-in seat host (``cat``: it ends when its input does) as a worker hands it over."""
     proc = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)

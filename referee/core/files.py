@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,45 @@ def write_text(path: Path, text: str) -> None:
         raise
 
 
+_LIBYAML_DUMPER = getattr(yaml, "CSafeDumper", None)
+_PLAIN_KEY = re.compile(r"[\x20-\x7e]{1,100}\Z")
+_PLAIN_VALUE = re.compile(r"[\x20-\x7e]*\Z")
+_PLAIN_ATOMS = (int, float, bool, type(None))
+
+
 def yaml_text(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    """``yaml.safe_dump(data)`` (keys in their order, unicode as is), byte for
+    byte, with or without libyaml.  match.yaml's bytes start the log's hash
+    chain, so a machine without libyaml must write the same file.  libyaml's
+    emitter does not always write what PyYAML's does (it folds long
+    double-quoted strings elsewhere, prints characters past U+FFFF that
+    PyYAML escapes, lays out empty and long keys otherwise, ends a lone
+    scalar otherwise), so it writes only the documents of
+    :func:`plain_document` (tests/test_yaml_bytes.py holds the two emitters
+    equal there); it writes a match's YAML about seven times faster than the
+    pure Python emitter (~5 ms of CPU a game)."""
+    dumper = _LIBYAML_DUMPER if _LIBYAML_DUMPER is not None and plain_document(data) else yaml.SafeDumper
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True)
+
+
+def plain_document(data: Any) -> bool:
+    """Whether ``data`` is a mapping made only of mappings, lists, numbers,
+    booleans, None and printable ASCII strings, its keys numbers or 1-100
+    such characters: where both emitters write the same bytes."""
+    return type(data) is dict and _plain(data, False)
+
+
+def _plain(data: Any, key: bool) -> bool:
+    kind = type(data)
+    if key and kind is not str:
+        return kind is int
+    if kind is str:
+        return (_PLAIN_KEY if key else _PLAIN_VALUE).match(data) is not None
+    if kind is dict:
+        return all(_plain(k, True) and _plain(v, False) for k, v in data.items())
+    if kind is list:
+        return all(_plain(item, False) for item in data)
+    return kind in _PLAIN_ATOMS
 
 
 def write_yaml(path: Path, data: Any) -> None:

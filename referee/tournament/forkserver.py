@@ -88,16 +88,19 @@ def _warm(game: str, sandbox: str) -> None:
     """Do, once in the server, what every worker of this game would do first:
     load the game plugin (the entry-point scan alone costs ~0.1 s a worker)
     and check that the sandbox starts (a whole bwrap sandbox run each), and
-    what every seat's sandbox is made of (see ``sandbox.warm``).
+    what every seat's sandbox is made of (see ``sandbox.warm``), and find the
+    control groups (``cgroups.warm``).
     All are kept by the modules (``get_game``, ``sandbox.probe``) and forked
     with them; a problem here is left for the worker to report."""
-    from referee.core import sandbox as sandbox_mod, seats
+    from referee.core import cgroups, sandbox as sandbox_mod, seats
     from referee.core.registry import get_game
 
     with contextlib.suppress(Exception):
         get_game(game)
     with contextlib.suppress(Exception):
         sandbox_mod.warm(sandbox_mod.resolve(sandbox), seats.host_argv(True))
+    with contextlib.suppress(Exception):
+        cgroups.warm()
 
 
 def serve() -> None:
