@@ -5,10 +5,10 @@ none is safe), preferring one that threatens a save next turn.  Ties are
 broken at random, seeded from state.json.  The rules come from the referee's
 own package, so the player never disagrees with it."""
 import random
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.blackhole import GAME  # noqa: E402

@@ -12,10 +12,10 @@ already know.
 Options (argv words before ``<step> <player>``): ``--budget=S`` seconds
 (default 1, never more than half the soft limit), ``--nodes=N`` for a
 reproducible search."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.core.alternating import other  # noqa: E402

@@ -3,10 +3,10 @@
 (cascades included).  Ties go to the first such cell in reading order: top
 row first, then left to right.  The rules come from the referee's own Cantris
 package, so the player can never disagree with the referee about points."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import read_board, run, save_decision  # noqa: E402
 
 from referee.games.cantris.rules import CantrisState  # noqa: E402

@@ -7,10 +7,10 @@ opponent's shortest path most relative to its own, if that gain is positive
 and the opponent is not behind in the race; otherwise it makes the pawn move
 (step, jump or diagonal) that leaves it closest to its goal.  Ties go to the
 first candidate in the rules' order, so it is deterministic."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import read_state, run, save_decision  # noqa: E402
 
 from referee.games.quoridor import GAME  # noqa: E402

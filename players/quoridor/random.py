@@ -3,10 +3,10 @@
 kind of move (pawn or wall, evenly, when both are possible), then a uniformly
 random legal move of that kind; seeded from state.json so a match replays the
 same way."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.quoridor import GAME  # noqa: E402

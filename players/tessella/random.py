@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Built-in Tessella player: a uniformly random legal move (steps and
 captures alike), seeded from state.json so the same match replays the same way."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.tessella import GAME  # noqa: E402

@@ -4,10 +4,10 @@ the markers already placed.  Play: the placement that keeps its own marker on
 the board, then moves it the farthest (tiles crossed this turn), then
 eliminates the most other players; ties go to the first in (hand index,
 rotation, cell) order.  Placements are simulated with the referee's rules."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import read_state, run, save_decision  # noqa: E402
 
 from referee.games.tsuro import board as geo  # noqa: E402

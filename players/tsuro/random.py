@@ -3,10 +3,10 @@
 that keeps its own marker on the board whenever one does.  Seeded from
 state.json, so the same match replays the same way.  Placements are simulated
 with the referee's own Tsuro rules."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.tsuro import board as geo  # noqa: E402

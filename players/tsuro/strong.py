@@ -20,10 +20,10 @@ from the edge.  Ties go to a seeded random choice.
 Options (argv words before ``<step> <player>``): ``--budget=S`` seconds
 (default 1, never more than half the soft limit), ``--nodes=N`` (tile
 placements simulated) for a reproducible choice."""
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "sdk", "python"))
 from referee_sdk import player_rng, read_state, run, save_decision  # noqa: E402
 
 from referee.games.tsuro import GAME  # noqa: E402

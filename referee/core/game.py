@@ -17,8 +17,10 @@ from __future__ import annotations
 import abc
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Hashable, Mapping, Sequence
+
+if TYPE_CHECKING:  # pathlib is ~15 ms of a built-in player's start-up, which never needs it
+    from pathlib import Path
 
 Event = dict[str, Any]
 """Something worth telling a human about a step (points scored, a capture...).
@@ -163,6 +165,8 @@ class Game(abc.ABC):
 
     def files(self, kind: str) -> Path:
         """The game's folder of ``kind``: ``"players"`` or ``"boards"``."""
+        from pathlib import Path
+
         if self.home is not None:
             return Path(self.home) / kind
         from referee import resources
@@ -171,6 +175,8 @@ class Game(abc.ABC):
 
     def rules_file(self) -> Path:
         """The page that explains the game's rules and file formats."""
+        from pathlib import Path
+
         if self.home is not None:
             return Path(self.home) / "rules.md"
         from referee import resources

@@ -21,10 +21,13 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import InputError
 from .game import DecisionError
+
+if TYPE_CHECKING:  # a built-in player imports this module, and never needs pathlib
+    from pathlib import Path
 
 BOM = "\ufeff"
 MAX_DECISION_CHARS = 1024

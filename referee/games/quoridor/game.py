@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from pathlib import Path
 from typing import Any
 
 from referee.core.errors import InputError
@@ -58,7 +57,8 @@ class QuoridorGame(Game):
         path = str(settings.get("premoves_file") or "")
         if path:
             try:
-                texts.append((path, Path(path).read_text(encoding="utf-8")))
+                with open(path, encoding="utf-8") as file:  # not pathlib: built-in players import this module
+                    texts.append((path, file.read()))
             except (OSError, UnicodeDecodeError) as exc:
                 raise InputError(f"cannot read pre-moves file: {getattr(exc, 'strerror', None) or exc}",
                                  path) from None
@@ -99,6 +99,8 @@ class QuoridorGame(Game):
         run through the adapter."""
         if not spec.startswith(MODULE_PREFIX):
             return None
+        from pathlib import Path
+
         from .course_api import find_module  # the course-module loader: only for module players
 
         given = Path(base_dir, spec[len(MODULE_PREFIX):])
