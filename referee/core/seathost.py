@@ -451,13 +451,15 @@ def _program(argv0: str, env: dict) -> str:
     return argv0  # not found: posix_spawn says so
 
 
-def _spawned(req: dict, out: int, err: int) -> tuple[int | None, str | None]:
+def _spawned(req: dict, out: int, err: int, stdin: int | None = None) -> tuple[int | None, str | None]:
     """Start the player by posix_spawn (a vfork: about 2 ms cheaper than a
     fork of this Python process, which is most of a step's overhead); the
     limits come from the host (:func:`_inherit_limits`), CPU is set on the
     child at once (RLIMIT_CPU counts the CPU it used before, too).  Unlike a
     fork, no death signal can be set for it: without a sandbox the referee
-    is told its pid (``{"started": pid}``) to kill it if the host dies."""
+    is told its pid (``{"started": pid}``) to kill it if the host dies.
+    ``stdin``: a kept-alive player's request pipe (its CPU is budgeted per
+    step instead, see :meth:`Persistent.budget`)."""
     try:
         os.chdir(req["cwd"])
     except OSError as exc:
@@ -466,13 +468,14 @@ def _spawned(req: dict, out: int, err: int) -> tuple[int | None, str | None]:
     try:
         pid = os.posix_spawn(_program(argv[0], env), argv, env, setsid=True,
                              setsigdef=(signal.SIGPIPE,),
-                             file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                             file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
+                                           if stdin is None else (os.POSIX_SPAWN_DUP2, stdin, 0),
                                            (os.POSIX_SPAWN_DUP2, out, 1),
                                            (os.POSIX_SPAWN_DUP2, err, 2)])
     except OSError as exc:
         return None, f"could not start {argv[0]!r}: {exc.strerror or exc}"
     cpu = (req.get("rlimits") or {}).get("cpu")
-    if cpu:
+    if cpu and stdin is None:
         try:
             resource.prlimit(pid, resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
         except (OSError, ValueError):
@@ -642,10 +645,20 @@ class Persistent:
         self.death, self.fresh, self.settled, self.over = None, False, True, None
         self.members, self.pipe = (), None
 
-    def start(self, req: dict, out: int, err: int) -> str | None:
+    def start(self, req: dict, out: int, err: int, pid1: bool) -> str | None:
+        """Start the player (its stdin a pipe from us, its stdout one to
+        us).  By posix_spawn where its sandbox (pid 1 of it: the kernel ends
+        the namespace with us) or its control group (the referee kills it
+        whole) ends it should this host die, as a spawned step's player is
+        (a vfork: a fork of this Python process and its work before exec
+        were ~1.5 ms of CPU a start, two a game of a series); else by fork,
+        with a death signal tied to this host."""
         down_r, down_w = os.pipe2(os.O_CLOEXEC)
         up_r, up_w = os.pipe2(os.O_CLOEXEC)
-        pid, failure = _forked(req, up_w, err, stdin=down_r)
+        if (pid1 or req.get("grouped")) and _inherit_limits(req.get("rlimits") or {}):
+            pid, failure = _spawned(req, up_w, err, stdin=down_r)
+        else:
+            pid, failure = _forked(req, up_w, err, stdin=down_r)
         os.close(down_r)
         os.close(up_w)
         if pid is None:
@@ -932,7 +945,7 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
         reply["killed"] = sweep(pid1, None)
         return _finish(reply, out, err, out_start, err_start, req, start)
     if player.pid is None:
-        problem = player.start(req, out, err)
+        problem = player.start(req, out, err, pid1)
         if problem:
             reply["start_error"] = problem
             return _finish(reply, out, err, out_start, err_start, req, start)
@@ -1015,7 +1028,7 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
     start = time.monotonic()
     if player.pid is None:
         out, err, _, _ = _outputs(req)
-        problem = player.start(req, out, err)
+        problem = player.start(req, out, err, pid1)
         if problem:
             return {"start_error": problem, "ready": False, "wall": time.monotonic() - start}
         player.budget(req)
