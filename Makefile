@@ -9,7 +9,12 @@ STAMP  := $(VENV)/.installed
 # of a module with a module-scoped fixture stay on one worker (tests/conftest.py).
 # `make test TEST_JOBS=0` runs them all in one process.
 TEST_JOBS ?= 4
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS)
+# The tests' scratch folders (TMPDIR) go to a RAM disk where there is a usable
+# one (tests/ram_disk.py says why and when); `make test TEST_TMP=` keeps the
+# system's default.  There only the last run's folders are kept.
+TEST_TMP ?= $(shell $(BIN)/python tests/ram_disk.py)
+PYTEST = $(if $(TEST_TMP),TMPDIR=$(TEST_TMP) )$(BIN)/python -m pytest -q -n $(TEST_JOBS) \
+         $(if $(TEST_TMP),-o tmp_path_retention_count=1)
 .PHONY: run test check bench clean bytecode
 
 # The checkout's bytecode, brought up to date before anything runs: with

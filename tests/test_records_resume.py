@@ -4,10 +4,10 @@ game's folder full of odd files is replaced on --resume, and the report
 never links a page a player planted."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
-import tempfile
 from pathlib import Path
 
 import yaml
@@ -79,10 +79,8 @@ def test_resume_replaces_an_unfinished_game_whatever_its_player_left(tmp_path):
     os.close(deep)
     os.mkfifo(seat / "fifo")
     sock = socket.socket(socket.AF_UNIX)
-    short = Path(tempfile.mkdtemp(dir="/tmp"))  # a socket's path is at most 107 bytes
-    sock.bind(str(short / "s"))
-    os.rename(short / "s", seat / "sock")
-    short.rmdir()
+    with contextlib.chdir(seat):  # a socket's path is at most 107 bytes: bound by a relative one
+        sock.bind("sock")
     os.symlink("loop", seat / "loop")
     (seat / "new\nline").write_text("x")
     (seat / "locked").mkdir()
