@@ -3,12 +3,12 @@ RAM disk where there is a usable one, else nothing (the system's default).
 
 Why: one `make test` creates well over 45,000 files and folders (that many
 are left at its end: match folders, seats, step snapshots, venvs, C++ builds;
-the referee removes many more as it goes).  On this project's
-2-core machine, with /tmp on ext4, that cost ~14% of the suite's CPU (the
-disk's inode allocator, worse while other work churns files: 0.8-2 ms a file);
-on a tmpfs it costs next to nothing (paired runs of four end-to-end modules:
-8% less CPU; a whole quiet run: 4 min 53 s, 537 s of CPU).  The product is the same either way: the
-tests pass on both (docs/series.md gives the same advice for long series).
+the referee removes many more as it goes).  On this project's 2-core
+machine, with /tmp on ext4, that cost 8-14% of the suite's CPU (the disk's
+inode allocator, worse while other work churns files: 0.8-2 ms a file): paired
+runs of four end-to-end modules used 8% less CPU on /dev/shm, a whole quiet
+run 625 -> 537 s.  The product is the same either way and the tests pass on
+both (docs/series.md gives the same advice for long series).
 
 Usable: /dev/shm is a writable, searchable folder on a file system that lets
 programs run (tests build and run C++ players and venvs there) with at least
