@@ -215,6 +215,19 @@ def pip_install_into(python: Path | str, *args: object, env: dict[str, str] | No
     return done
 
 
+# A Cantris player (spawned each step) that removes the lowest, leftmost tile:
+# every decision legal, nothing else done.  Tests add to it or edit its exit.
+FIRST_CELL = """
+import sys
+board = [line.split() for line in open("Board.txt")]
+for r in range(len(board) - 1, -1, -1):
+    for c, v in enumerate(board[r]):
+        if v != "0":
+            open("decision.txt", "w").write(f"{r} {c}\\n")
+            sys.exit(0)
+"""
+
+
 def write_player(folder: Path, name: str, body: str) -> str:
     """Write the Python player program ``folder/name.py``; returns the command line to run it."""
     path = folder / f"{name}.py"

@@ -9,17 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BOARDS, assert_verifies, play_match, read_log, referee
-
-FIRST_CELL = """
-import sys
-board = [line.split() for line in open("Board.txt")]
-for r in range(len(board) - 1, -1, -1):
-    for c, v in enumerate(board[r]):
-        if v != "0":
-            open("decision.txt", "w").write(f"{r} {c}\\n")
-            sys.exit(0)
-"""
+from conftest import BOARDS, FIRST_CELL, assert_verifies, play_match, read_log, referee
 
 
 def play(out: Path, *players: str, board: str = "8x4-handout", extra=()) -> dict:

@@ -12,19 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import BOARDS, play_match, referee
+from conftest import BOARDS, FIRST_CELL, play_match, referee
 from referee.core import cgroups, sandbox as sandbox_mod
 
 ENV_PRINTER = '''
 import json, os, sys
 print(json.dumps(dict(os.environ)), file=sys.stderr)
-board = [line.split() for line in open("Board.txt")]
-for r in range(len(board) - 1, -1, -1):
-    for c, v in enumerate(board[r]):
-        if v != "0":
-            open("decision.txt", "w").write(f"{r} {c}\\n")
-            raise SystemExit(0)
-'''
+''' + FIRST_CELL
 
 
 def test_a_player_gets_a_clean_environment_and_only_what_is_passed():

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import play_match, write_player
+from conftest import FIRST_CELL, play_match, write_player
 from referee.core import files
 
 needs_libyaml = pytest.mark.skipif(getattr(yaml, "CSafeDumper", None) is None,
@@ -114,14 +114,6 @@ def test_a_matchs_files_are_what_pure_pyyaml_writes(tmp_path):
                 assert files.plain_document(data) is plain
 
 
-FIRST_CELL = """
-    rows = [line.split() for line in open("Board.txt")]
-    for r in range(len(rows) - 1, -1, -1):
-        for c, v in enumerate(rows[r]):
-            if v != "0":
-                open("decision.txt", "w").write(f"{r} {c}\\n")
-                raise SystemExit(0)
-"""
 
 
 def test_result_yaml_of_a_plain_match_is_plain(tmp_path):
