@@ -36,6 +36,10 @@ $(STAMP): setup.cfg pyproject.toml
 	@# referee, built-in and test player the suite starts.  For this flat
 	@# layout a plain path entry finds the same package.
 	@$(BIN)/python -c 'import glob, os, sysconfig; [open(p, "w").write(os.getcwd() + "\n") for p in glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "__editable__.referee-*.pth"))]'
+	@# setuptools' distutils-precedence.pth imports its distutils shim at every
+	@# start too: ~2 ms of a ~20 ms start, ~4,400 starts a run.  setuptools
+	@# imports the shim itself whenever it is used (building a wheel).
+	@rm -f "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/distutils-precedence.pth"
 	@touch $(STAMP)
 
 # pytest rewrites the asserts of its plugins' modules (hypothesis's 70, anyio's
