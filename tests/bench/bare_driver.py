@@ -58,9 +58,11 @@ class SeatFolder:
         (path / "step_logs").mkdir(parents=True, exist_ok=True)
         self._open: dict[str, int] = {}
         self._given: set[str] = set()
+        self.cpu = 0.0  # seconds of this thread's CPU spent in prepare
 
     def prepare(self, files: dict[str, str]) -> None:
         """Write this step's files, remove the old decision."""
+        start = time.thread_time()
         for name, text in files.items():
             data = text.encode()
             if name.startswith("step_logs/"):
@@ -74,6 +76,7 @@ class SeatFolder:
             os.pwrite(fd, data, 0)
             os.ftruncate(fd, len(data))
         (self.path / DECISION).unlink(missing_ok=True)
+        self.cpu += time.thread_time() - start
 
     def close(self) -> None:
         for fd in self._open.values():
@@ -86,17 +89,18 @@ def spawned_steps(root: Path, turns: list[tuple[int, dict[str, str]]], argv: lis
     """Each step of ``turns`` (see :func:`protocol_steps`) played by spawning
     ``argv + [<step>, <seat>]`` in the seat's folder under ``root`` after
     writing its files: each step's wall seconds (files and spawn); each
-    step's CPU seconds (this thread's and the player's) are added to
-    ``cpu``."""
+    step's CPU seconds (the file work's and the player's; not the spawning
+    itself, as for a bare spawn) are added to ``cpu``."""
     seats = {seat: SeatFolder(root / f"s{seat}") for seat in {seat for seat, _ in turns}}
     times = []
     try:
         for k, (seat, files) in enumerate(turns, start=1):
-            start, own, child = time.perf_counter(), time.thread_time(), children_cpu()
-            seats[seat].prepare(files)
-            subprocess.run([*argv, str(k), str(seat)], cwd=seats[seat].path, stdin=subprocess.DEVNULL, check=True)
+            folder = seats[seat]
+            start, files_cpu, child = time.perf_counter(), folder.cpu, children_cpu()
+            folder.prepare(files)
+            subprocess.run([*argv, str(k), str(seat)], cwd=folder.path, stdin=subprocess.DEVNULL, check=True)
             times.append(time.perf_counter() - start)
-            cpu.append(time.thread_time() - own + children_cpu() - child)
+            cpu.append(folder.cpu - files_cpu + children_cpu() - child)
     finally:
         for folder in seats.values():
             folder.close()

@@ -127,15 +127,15 @@ GREEDY = [sys.executable, "-P", str(ROOT / "players" / "cantris" / "greedy.py")]
 
 
 def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "bare",
-               cpu: list[float] | None = None) -> float:
+               cpu: list[tuple[float, float]] | None = None) -> float:
     """Wall seconds of the turns of the match in folder ``match`` replayed by
     two copies of the program ``argv`` (its greedy programs by default) kept
     alive, without the referee: both started at once and waited for until
     blocked on stdin, then at each step the files the protocol gives the seat
     written and its old decision removed (``bare_driver``), ``step <k>``
-    sent to its player, ``done`` awaited.  The driver's own CPU seconds over
-    that time (its thread: files, pipes, the players' start) are added to
-    ``cpu``."""
+    sent to its player, ``done`` awaited.  The driver's CPU seconds in that
+    file work are added to ``cpu``, as (file work, all its work: also the
+    players' start and the pipes)."""
     turns = protocol_steps(match)
     start, own = time.perf_counter(), time.thread_time()
     with kept_alive(root, argv, tag) as seats:
@@ -151,7 +151,7 @@ def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "ba
                 folder.close()
         took, own = time.perf_counter() - start, time.thread_time() - own
     if cpu is not None:
-        cpu.append(own)
+        cpu.append((sum(folder.cpu for folder in folders.values()), own))
     return took
 
 
