@@ -34,9 +34,17 @@ def usable(path: str) -> bool:
     return os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK) and info.f_bavail * info.f_frsize >= MIN_FREE
 
 
+def ram_disk() -> str | None:
+    """The usable RAM disk's path, or None.  Also where ``make bench`` puts
+    its series and their floors (tests/bench/bench_series.py): one disk for
+    both, and not the one other work churns."""
+    return RAM_DISK if sys.platform.startswith("linux") and usable(RAM_DISK) else None
+
+
 def main() -> int:
-    if sys.platform.startswith("linux") and not os.environ.get("TMPDIR") and usable(RAM_DISK):
-        print(RAM_DISK)
+    found = ram_disk()
+    if found and not os.environ.get("TMPDIR"):
+        print(found)
     return 0
 
 

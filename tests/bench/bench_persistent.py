@@ -21,7 +21,8 @@ Rows, all from the same run:
 - the floor under that ratio: the same match's turns played by the same two
   greedy programs kept alive without any referee (started together, each
   waited for until it blocks on its stdin, then sent ``step <k>`` in turn,
-  with the Board.txt it saw in the match), over the spawned matches.  Only a
+  with the files it saw in the match written and its old decision removed,
+  as the protocol does: ``bare_driver``), over the spawned matches.  Only a
   referee that costs nothing (no seat host, no sandbox, no files of its own)
   would reach it.
 
@@ -40,8 +41,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from bench_core import Clock, print_table, timed_match  # run as a script from this folder
-from referee import replay
+from bare_driver import SeatFolder, protocol_steps  # run as a script from this folder
+from bench_core import Clock, print_table, timed_match
 from referee.core.match import MatchSpec, run_match
 from referee.core.seathost import _state
 
@@ -125,27 +126,33 @@ def blocked(pid: int) -> bool:
 GREEDY = [sys.executable, "-P", str(ROOT / "players" / "cantris" / "greedy.py")]
 
 
-def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "bare") -> float:
+def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "bare",
+               cpu: list[tuple[float, float]] | None = None) -> float:
     """Wall seconds of the turns of the match in folder ``match`` replayed by
     two copies of the program ``argv`` (its greedy programs by default) kept
     alive, without the referee: both started at once and waited for until
-    blocked on stdin, then each step's Board.txt written and ``step <k>``
-    sent to its player, ``done`` awaited."""
-    played = replay.load(match)
-    game, state = played.game, played.initial
-    turns = []
-    for record, after in played.states():
-        turns.append((record["player"], game.board_text(state, record["player"])))
-        state = after
-    start = time.perf_counter()
+    blocked on stdin, then at each step the files the protocol gives the seat
+    written and its old decision removed (``bare_driver``), ``step <k>``
+    sent to its player, ``done`` awaited.  The driver's CPU seconds in that
+    file work are added to ``cpu``, as (file work, all its work: also the
+    players' start and the pipes)."""
+    turns = protocol_steps(match)
+    start, own = time.perf_counter(), time.thread_time()
     with kept_alive(root, argv, tag) as seats:
-        while not all(blocked(player.pid) for _, player in seats.values()):
-            time.sleep(0.0002)
-        for k, (seat, board) in enumerate(turns, start=1):
-            folder, player = seats[seat]
-            (folder / "Board.txt").write_text(board)
-            turn(player, k)
-        return time.perf_counter() - start
+        folders = {seat: SeatFolder(folder) for seat, (folder, _) in seats.items()}
+        try:
+            while not all(blocked(player.pid) for _, player in seats.values()):
+                time.sleep(0.0002)
+            for k, (seat, files) in enumerate(turns, start=1):
+                folders[seat].prepare(files)
+                turn(seats[seat][1], k)
+        finally:
+            for folder in folders.values():
+                folder.close()
+        took, own = time.perf_counter() - start, time.thread_time() - own
+    if cpu is not None:
+        cpu.append((sum(folder.cpu for folder in folders.values()), own))
+    return took
 
 
 def timed(root: Path, players: list[str], tag: str, seed: int,

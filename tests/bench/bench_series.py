@@ -3,13 +3,23 @@ the same programs playing the same boards (issue: a runner's own cost per
 game of a few milliseconds, as chess engine testers get from fastchess).
 
 Rows, all from the same run (Cantris 10x5, two trivial programs that play
-the first non-empty cell, seats swapped in pairs):
+the first non-empty cell, seats swapped in pairs), the series and the floors
+on the same disk (a RAM disk where ``tests/ram_disk.py`` finds a usable one,
+the default temp dir otherwise; the header says which):
 - the floor for kept-alive players: each game of the persistent series
   replayed by a bare driver, the same two SDK programs started afresh and fed
-  the same boards (``bench_persistent.bare_match``: no referee, no folders,
-  no sandbox), per game;
+  the same boards (``bench_persistent.bare_match``: no referee, no sandbox),
+  per game, with the file work the protocol makes a step do
+  (``bare_driver``: Board.txt, state.json and the new step_logs/ snapshots
+  written, the old decision.txt removed, so the player creates a new one);
+  its CPU is the players' and the driver's in that file work (the rest of
+  the driver's, starting the players and the pipes, is shown, not counted:
+  the floor stays what the players alone cost, plus the protocol's files);
 - the floor for spawned players: the game's steps times one bare spawn of
-  the same program (``bench_core.bare_spawn``), per game;
+  the same program with that same file work (the median over the steps of
+  a few of those games replayed), per game;
+- the floors are measured a part at a time between the series, so that
+  load that comes and goes falls on both;
 - ``referee play --games N --jobs 1`` with those players, persistent and
   spawned, with the default sandbox, with the default sandbox and fresh
   seats (``REFEREE_WARM_SEATS=off``: a sandbox and seat host made for every
@@ -37,7 +47,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -45,19 +54,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_core import BOARD, PLAYER, bare_spawn, print_table  # run as a script from this folder
+from bare_driver import children_cpu, protocol_steps, spawned_steps  # run as a script from this folder
+from bench_core import BOARD, PLAYER, print_table
 from bench_persistent import TRIVIAL, bare_match
 from referee.core.sandbox import resolve
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the RAM disk's checks
+from ram_disk import ram_disk  # noqa: E402
 
 GAMES = int(os.environ.get("GAMES", 20))  # more: a steadier per-game figure, a longer run
 # Without "..": a sandbox lets a program's own installation in by its plain path.
 PYTHON = os.path.normpath(sys.executable)
-
-
-def children_cpu() -> float:
-    """CPU seconds of the processes this one has waited for, so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 VARIANTS = {"auto": "default sandbox", "fresh": "default sandbox, fresh seats", "none": "--sandbox none",
@@ -110,50 +117,104 @@ def series_rows(runs: dict, ones: dict, floors: dict, index: int, prefix: str
     return each + once + whole
 
 
+class Floors:
+    """The floors, measured a part at a time between the series (the same
+    load falls on both): each game of the first persistent series replayed
+    by the bare driver with the players kept alive, and some of them with a
+    player spawned at each step (``bare_driver``: the protocol's files
+    written, the old decision removed, at every step)."""
+
+    def __init__(self, root: Path, kept: list[str], spawned: list[str], parts: int) -> None:
+        self.root, self.kept_argv, self.spawned_argv, self.parts = root, kept, spawned, parts
+        self.todo: list[Path] = []
+        self.spawn_todo: list[Path] = []
+        self.kept: list[tuple[float, float, float, float]] = []  # a game's (wall, players' CPU, the
+        # driver's CPU in the file work, in all its work)
+        self.spawns: list[float] = []  # wall of each spawned step
+        self.spawn_cpu: list[float] = []
+        self.steps: list[int] = []
+        self._turns: dict[Path, list] = {}
+
+    def games(self, games: list[Path]) -> None:
+        self.todo, self.spawn_todo = list(games), list(games[:SPAWNED_GAMES])
+        self._turns = {game: protocol_steps(game) for game in games}  # before any clock
+        self.steps = [len(turns) for turns in self._turns.values()]
+
+    def part(self, last: bool = False) -> None:
+        """Replay the next share of the games (all that is left if ``last``)."""
+        count = len(self.todo) if last else -(-len(self.todo) // max(self.parts, 1))
+        for game in self.todo[:count]:
+            tag = f"b{len(self.kept)}-"
+            driver: list[tuple[float, float]] = []
+            players = children_cpu()
+            wall = bare_match(self.root, game, self.kept_argv, tag, driver)
+            self.kept.append((wall, children_cpu() - players, *driver[0]))
+        del self.todo[:count]
+        count = len(self.spawn_todo) if last else min(1, len(self.spawn_todo))
+        for game in self.spawn_todo[:count]:
+            folder = self.root / f"sp{len(self.spawns)}"
+            folder.mkdir()
+            self.spawns += spawned_steps(folder, self._turns[game], self.spawned_argv, self.spawn_cpu)
+        del self.spawn_todo[:count]
+        self.parts -= 1
+
+
+SPAWNED_GAMES = 6
+"""Games replayed with a player spawned at each step (~46 spawns each)."""
+
+
 def main() -> None:
     sandboxes = ["none", "none-fresh"]
     if resolve("auto").on:
         sandboxes = ["auto", "fresh", *sandboxes]
     else:
         print("(default sandbox: skipped, bwrap cannot start here)")
-    with tempfile.TemporaryDirectory() as tmp:
+    disk = ram_disk()
+    with tempfile.TemporaryDirectory(dir=disk) as tmp:
         root = Path(tmp)
         (root / "trivial.py").write_text(TRIVIAL)
         (root / "player.py").write_text(PLAYER)
-        (root / "bare").mkdir()
         kept = [PYTHON, "-S", str(root / "trivial.py")]
         spawned = [PYTHON, "-S", str(root / "player.py")]
+        floors = Floors(root, kept, spawned, parts=2 * len(sandboxes))
         runs, ones = {}, {}
         for kind, player in (("persistent", "persistent:" + " ".join(kept)), ("spawned", " ".join(spawned))):
             for sandbox in sandboxes:  # a kind's variants one after the other: the same machine load
                 runs[kind, sandbox] = series(root, player, sandbox, f"{kind}-{sandbox}")
                 ones[kind, sandbox] = series(root, player, sandbox, f"{kind}-{sandbox}-2", games=2)
+                if not floors.steps:
+                    floors.games(runs[kind, sandbox][2])
+                floors.part()
+        floors.part(last=True)
         games = runs["persistent", sandboxes[0]][2]
-        cpu = children_cpu()
-        floor_kept = statistics.mean(bare_match(root, game, kept, f"b{i}-") for i, game in enumerate(games))
-        cpu_kept = (children_cpu() - cpu) / len(games)
-        steps = statistics.mean(len(walls(game)) for game in games)
-        cpu = children_cpu()
-        spawns = bare_spawn(root / "bare", spawned, 60)
-        cpu_spawn = (children_cpu() - cpu) / len(spawns)
-        spawn = statistics.median(spawns)
+        floor_kept = statistics.mean(g[0] for g in floors.kept)
+        players_kept = statistics.mean(g[1] for g in floors.kept)
+        files_kept = statistics.mean(g[2] for g in floors.kept)
+        driver_kept = statistics.mean(g[3] for g in floors.kept)
+        cpu_kept = players_kept + files_kept
+        steps = statistics.mean(floors.steps)
+        spawn, cpu_spawn = statistics.median(floors.spawns), statistics.mean(floors.spawn_cpu)
         floor_spawned = steps * spawn
         first = [w[0] / statistics.median(w[1:]) for w in map(walls, games)]
     rows = [
-        (f"floor, kept alive: bare driver, the same programs and boards (mean of {len(games)} games)",
+        (f"floor, kept alive: bare driver, the same programs, files and boards (mean of {len(floors.kept)} games)",
          f"{floor_kept * 1000:.1f} ms", "1.00"),
-        (f"floor, spawned: {steps:.0f} steps x one bare spawn ({spawn * 1000:.1f} ms)",
-         f"{floor_spawned * 1000:.1f} ms", "1.00"),
+        (f"floor, spawned: {steps:.0f} steps x one bare spawn with the step's files "
+         f"({spawn * 1000:.1f} ms, median of {len(floors.spawns)})", f"{floor_spawned * 1000:.1f} ms", "1.00"),
     ]
-    floors = {"persistent": (floor_kept, cpu_kept), "spawned": (floor_spawned, steps * cpu_spawn)}
-    rows += series_rows(runs, ones, floors, 0, "")
-    rows += [("CPU, floor, kept alive: per game", f"{cpu_kept * 1000:.1f} ms", "1.00"),
-             (f"CPU, floor, spawned: {steps:.0f} steps x one bare spawn's CPU ({cpu_spawn * 1000:.1f} ms)",
-              f"{steps * cpu_spawn * 1000:.1f} ms", "1.00")]
-    rows += series_rows(runs, ones, floors, 1, "CPU, ")
+    floors_of = {"persistent": (floor_kept, cpu_kept), "spawned": (floor_spawned, steps * cpu_spawn)}
+    rows += series_rows(runs, ones, floors_of, 0, "")
+    rows += [(f"CPU, floor, kept alive: per game, the players' {players_kept * 1000:.1f} and the file work's "
+              f"{files_kept * 1000:.1f} (not counted: the rest of the driver's, {(driver_kept - files_kept) * 1000:.1f})",
+              f"{cpu_kept * 1000:.1f} ms", "1.00"),
+             (f"CPU, floor, spawned: {steps:.0f} steps x one bare spawn's CPU, the player's and the file work's "
+              f"({cpu_spawn * 1000:.1f} ms, mean)", f"{steps * cpu_spawn * 1000:.1f} ms", "1.00")]
+    rows += series_rows(runs, ones, floors_of, 1, "CPU, ")
     rows.append((f"persistent, {VARIANTS[sandboxes[0]]}: "
                  "step 1 wall / median later step (median of games)", "", f"{statistics.median(first):.2f}"))
-    print(f"(load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    where = f"{disk} (RAM disk)" if disk else f"{tempfile.gettempdir()} (default temp dir, no usable RAM disk)"
+    print(f"(load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+          f"series and floors on {where})")
     print_table(rows)
 
 
