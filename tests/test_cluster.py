@@ -4,6 +4,7 @@ commands.  Standings must be byte-identical to a local run; a worker killed
 mid-game costs only that game."""
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -72,12 +73,16 @@ def cluster(tmp_path_factory):
             client.wait_for_workers(2, timeout=30)
         yield address
     finally:
-        for proc in procs:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
+        # SIGTERM first: dask's processes then shut down their own way, and
+        # multiprocessing's resource tracker unlinks the semaphores they made
+        # (SIGKILL left 12 in /dev/shm each run).  SIGKILL what is left.
+        for signum, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, None)):
+            for proc in procs:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signum)
+            for proc in procs:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(wait)
 
 
 def write_config(folder: Path, entrants: list[tuple[str, str]], boards=(BOARD,)) -> Path:
