@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BOARD = ROOT / "boards" / "cantris" / "10x5-1.txt"
 PLAYER = """\
 board = [line.split() for line in open("Board.txt")]
-for r in range(len(board) - 1, -1, -1):
+for r in range(len(board)):  # the first non-empty cell in reading order
     row = board[r]
     for c in range(len(row)):
         if row[c] != "0":

@@ -56,7 +56,7 @@ from referee_sdk import run, save_decision
 
 def play_games(step):
     board = [line.split() for line in open("Board.txt")]
-    for r in range(len(board) - 1, -1, -1):
+    for r in range(len(board)):  # the first non-empty cell in reading order
         for c, v in enumerate(board[r]):
             if v != "0":
                 save_decision(r, c)
