@@ -61,3 +61,42 @@ def test_a_command_with_dot_dot_runs_in_both_modes(venv, tmp_path, mode, absolut
 @pytest.mark.parametrize("mode", MODES)
 def test_a_venvs_python_keeps_the_venvs_packages(venv, tmp_path, mode):
     _play(venv, tmp_path, "venv/bin/python bot/needs_venv.py", mode)
+
+
+# ----- the referee's own Python, started by a path through `..`
+
+
+def test_own_python_resolves_the_folder_and_keeps_the_name(tmp_path):
+    from referee.core.interpreter import own_python
+
+    real = tmp_path / "real" / "bin"
+    real.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (real / "python").symlink_to(sys.executable)  # a venv's python: a link, found by its own name
+    typed = str(tmp_path / "elsewhere" / ".." / "link" / "bin" / "python")
+    (tmp_path / "elsewhere").mkdir()
+    assert own_python(typed) == str(real / "python")
+
+
+def test_a_referee_started_through_dotdot_plays_sandboxed_seats_and_series(tmp_path):
+    # `../.venv/bin/python -m referee` (sys.executable with `..` in it): every
+    # sandboxed seat failed to start (bwrap: execvp .../here/../...: the folder
+    # typed through is not in the sandbox).  A real process: sys.executable is
+    # what is tested.
+    here = tmp_path / "here"
+    here.mkdir()
+    python = Path(*[".."] * len(here.parts[1:])) / Path(sys.executable).relative_to("/")
+    assert ".." in python.parts and (here / python).exists()
+    board = BOARDS / "cantris" / "6x3-1.txt"
+    for out, more in (("one", ()), ("series", ("--games", "2", "--jobs", "1"))):
+        done = subprocess.run([str(python), "-m", "referee", "play", "cantris", "--player", "builtin:greedy",
+                               "--player", "builtin:random", "--board", str(board), "--seed", "1",
+                               "--out", str(tmp_path / out), "--quiet", *more],
+                              cwd=here, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stdout + done.stderr
+    records = read_log(tmp_path / "one")
+    assert records and {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
+    games = sorted((tmp_path / "series").glob("**/log.jsonl"))
+    assert len(games) == 2
+    for log in games:
+        assert {r["verdict"] for r in read_log(log.parent)} == {"OK"}, log

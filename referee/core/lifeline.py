@@ -27,6 +27,8 @@ import subprocess
 import sys
 import threading
 
+from .interpreter import PYTHON
+
 OWNER = "REFEREE_OWNER"
 _lock = threading.Lock()
 _token: str | None = None
@@ -88,7 +90,7 @@ def _start_watchdog(mine: str) -> None:
         if _watchdog is not None and _watchdog.poll() is None:
             return
         try:
-            _watchdog = subprocess.Popen([sys.executable, "-c", WATCHDOG, mine],
+            _watchdog = subprocess.Popen([PYTHON, "-c", WATCHDOG, mine],
                                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                          stderr=subprocess.DEVNULL, start_new_session=True,
                                          close_fds=True)

@@ -15,6 +15,7 @@ from .errors import InputError
 from .game import DecisionError, Game, GameState
 from . import cgroups, seats, warmseats
 from .runner import Limits, RunResult, run_process
+from .interpreter import PYTHON
 from .sandbox import Sandbox, player_environment
 from .seatfiles import SeatFolder
 from .seats import SeatHost
@@ -439,7 +440,7 @@ def make_agent(spec: str, game: Game, limits: Limits, base_dir: Path, color: boo
         # a built-in costs ~2 ms a step instead of a Python start-up and the
         # rules' imports (~50-90 ms); its decisions depend only on the files
         # and state.json (seeded chance), so they are the same either way.
-        return ProcessAgent(spec, [sys.executable, "-P", "-B", *game_package_option(game), str(script),
+        return ProcessAgent(spec, [PYTHON, "-P", "-B", *game_package_option(game), str(script),
                                    *builtin_options(name, query)], game.name, limits, persistent=True,
                             for_speed=True)
     custom = game.player_command(spec, str(base_dir))

@@ -25,6 +25,7 @@ from typing import Callable, Mapping, Sequence
 
 from . import cgroups, sandbox as sandbox_mod, warmseats
 from .runner import LINUX, Limits, RunResult, _children, rlimit_values, usable_cores
+from .interpreter import PYTHON
 
 HOST_SCRIPT = Path(__file__).with_name("seathost.py")
 # Imported, not run as a script: its compiled form is then read from
@@ -48,7 +49,7 @@ def host_argv(sandboxed: bool, warm: bool = False) -> list[str]:
     ``warm``: one a series keeps, see :mod:`.warmseats`, outside a sandbox
     it does not end with the worker that starts it).  -B: see
     :func:`_compile_host`."""
-    return [sys.executable, "-S", "-I", "-B", "-c", HOST_CODE, *(["--pid1"] if sandboxed else []),
+    return [PYTHON, "-S", "-I", "-B", "-c", HOST_CODE, *(["--pid1"] if sandboxed else []),
             *(["--warm"] if warm and not sandboxed else [])]
 
 

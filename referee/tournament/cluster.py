@@ -28,7 +28,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 import tarfile
 import tempfile
 import threading
@@ -40,6 +39,7 @@ import yaml
 
 from referee.core import trees
 from referee.core.errors import InputError
+from referee.core.interpreter import PYTHON
 from referee.core.match import MatchSpec
 
 from .journal import GameJob
@@ -68,7 +68,7 @@ def play_remote(spec_json: str, board_name: str | None, board_text: bytes | None
         data["out"] = str(scratch / FOLDER)
         errors = scratch / "worker-output.txt"
         with open(errors, "wb") as err:
-            proc = subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", json.dumps(data)],
+            proc = subprocess.Popen([PYTHON, "-m", "referee.tournament.worker", json.dumps(data)],
                                     stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
             try:
                 code = proc.wait()

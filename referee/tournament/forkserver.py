@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import IO
 
 from referee.core import warmseats
+from referee.core.interpreter import PYTHON
 
 from . import worker
 
@@ -254,7 +255,7 @@ class ForkServer:
     def __init__(self, errors: Path) -> None:
         self.errors = errors
         with open(errors, "wb") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "referee.tournament.forkserver"],
+            self.proc = subprocess.Popen([PYTHON, "-m", "referee.tournament.forkserver"],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
         self._lock = threading.Lock()
         self._ended = threading.Condition(self._lock)

@@ -25,6 +25,7 @@ from referee import __version__
 from referee.core import files, warmseats
 from referee.core.trees import remove_tree
 from referee.core.errors import InputError
+from referee.core.interpreter import PYTHON
 from referee.core.log import MatchFolder, read_match_yaml, read_result_yaml
 from referee.core.match import MatchSpec
 from referee.core.textgrid import read_board_file
@@ -75,7 +76,7 @@ class Spawner:
 
     def start(self, spec_line: str, errors: Path) -> int:
         with open(errors, "wb") as err:
-            proc = subprocess.Popen([sys.executable, "-m", "referee.tournament.worker", "-"],
+            proc = subprocess.Popen([PYTHON, "-m", "referee.tournament.worker", "-"],
                                     stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
         with self._lock:
             self._next += 1

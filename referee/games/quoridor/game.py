@@ -3,11 +3,11 @@ the text codec, the drawing and the module-player adapter together."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 from typing import Any
 
 from referee.core.errors import InputError
 from referee.core.game import Game, Setup
+from referee.core.interpreter import PYTHON
 
 from . import codec
 from .render import render
@@ -110,7 +110,7 @@ class QuoridorGame(Game):
                 raise InputError(f"module player folder has no __init__.py: {given.resolve()} "
                                  "(give the package folder, or the module file in it)")
             raise InputError(f"module player not found: {given.resolve()}")
-        return [sys.executable, "-m", "referee.games.quoridor.module_adapter", str(path)]
+        return [PYTHON, "-m", "referee.games.quoridor.module_adapter", str(path)]
 
     def player_persistent(self, spec: str) -> bool:
         """Module players are kept alive for the match, as the course engine

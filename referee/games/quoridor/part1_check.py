@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from referee.core.errors import InputError
+from referee.core.interpreter import PYTHON
 from referee.core.rng import derived_rng
 
 from .course_api import (Logger, PlayerMove, StudentCodeError, describe_error, find_module, load_module,
@@ -293,7 +294,7 @@ def check(path: str, seed: int = 0, time_limit: float = TIME_LIMIT_S,
     """Grade ``path`` (a module file or package folder) on the generated
     layouts, or on the ``given`` one; returns (the report, exit code: 0 all
     passed, 1 otherwise)."""
-    command = [sys.executable, "-m", __name__, path, str(seed), contract.name]
+    command = [PYTHON, "-m", __name__, path, str(seed), contract.name]
     if given is not None:
         command.append(";".join(str(w) for w in given))
     try:
