@@ -10,22 +10,22 @@ import json
 
 import pytest
 
-from conftest import BOARDS, assert_verifies, play_match, read_log, referee
+from conftest import BOARDS, FIRST_CELL, assert_verifies, play_match, read_log, referee
 from referee.core.clock import SeatClock
 from referee.core.runner import Limits
 
+# Says its time left, sleeps {sleep} s (for ever from step {hang_at} on), then
+# plays as conftest.FIRST_CELL.
 SLEEPER = """
-import json, sys, time
+import json, time
 state = json.load(open("state.json"))
 print("time_left", state["time_left"], flush=True)
 time.sleep({sleep} if state["step"] < {hang_at} else 1000)
-board = [line.split() for line in open("Board.txt")]
-for r in range(len(board) - 1, -1, -1):
-    for c, v in enumerate(board[r]):
-        if v != "0":
-            open("decision.txt", "w").write(f"{{r}} {{c}}\\n")
-            sys.exit(0)
 """
+
+
+def sleeper(sleep: float, hang_at: int) -> str:
+    return SLEEPER.format(sleep=sleep, hang_at=hang_at) + FIRST_CELL
 
 
 def test_the_bank_shrinks_by_each_step_and_grows_by_the_increment():
@@ -55,7 +55,7 @@ def test_a_seat_that_spends_its_bank_times_out_and_the_log_adds_up(tmp_path, mak
     # Its first two steps spend some of the 6 s bank (0.2 s each, more on a
     # busy machine), its third never ends: the bank, not luck, stops it there.
     # (The opponent has a bank too: 6 s leave its two quick steps seconds.)
-    slow = make_player("slow", SLEEPER.format(sleep=0.2, hang_at=5))
+    slow = make_player("slow", sleeper(0.2, 5))
     out = tmp_path / "m"
     result = play_match("cantris", out, slow, "builtin:random", seed=3,
                         board=BOARDS / "cantris" / "8x4-1.txt",
@@ -77,7 +77,7 @@ def test_a_seat_that_spends_its_bank_times_out_and_the_log_adds_up(tmp_path, mak
 
 
 def test_an_increment_keeps_a_steady_player_going(tmp_path, make_player):
-    steady = make_player("steady", SLEEPER.format(sleep=0.05, hang_at=1000))
+    steady = make_player("steady", sleeper(0.05, 1000))
     out = tmp_path / "m"
     play_match("cantris", out, steady, "builtin:random", seed=3,
                board=BOARDS / "cantris" / "6x3-1.txt",
@@ -110,7 +110,7 @@ def test_verify_recomputes_the_bank_from_the_wall_times(tmp_path, make_player):
     import shutil
 
     out = tmp_path / "m"
-    play_match("cantris", out, make_player("s", SLEEPER.format(sleep=0.01, hang_at=1000)), "builtin:random",
+    play_match("cantris", out, make_player("s", sleeper(0.01, 1000)), "builtin:random",
                seed=3, board=BOARDS / "cantris" / "6x3-1.txt", extra=("--set", "time_bank=30"))
     assert_verifies(out)
     copy = tmp_path / "copy"
