@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -306,6 +307,29 @@ def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, m
     for request in (requests[i] for i in firsts):  # each seat's first step: only what changed
         assert request["persistent"] and "env" not in request, sorted(request)
         assert set(request.get("env_changes", {})) <= {"REFEREE_STEP"}, request
+
+
+LAZY = ("json", "random")  # what the SDK imports at the first call that needs it (Cantris has no module of its own)
+
+
+def test_the_sdk_imports_before_a_persistent_players_first_step_what_a_spawned_one_never_pays(tmp_path, make_player):
+    # A persistent player's start-up is not charged; its first step was: the
+    # SDK's lazy imports (json, random, the game's module) cost a built-in's
+    # step 1 ~20 ms, ~8x its later steps.  A spawned player still pays only
+    # for what it uses.
+    program = _program(make_player, misbehave=f"print('cold', sorted(m for m in {LAZY!r} if m not in sys.modules))")
+    for mode, cold in (("persistent:", []), ("", sorted(LAZY))):
+        out = tmp_path / (mode.rstrip(":") or "spawned")
+        play_match("cantris", out, mode + program, "builtin:random", seed=4, board=BOARDS / "cantris" / "8x4-1.txt")
+        first = next(r for r in read_log(out) if r["player"] == 1)
+        assert first["verdict"] == "OK" and f"cold {cold!r}" in first["stdout"], (mode, first)
+    # A game with a module of its own (read_board's parser) has it imported too.
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import referee_sdk; referee_sdk.run(print); "
+             "print(sorted(m for m in sys.modules if m.startswith('referee_sdk.')))")
+    env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_PLAYER="1", REFEREE_GAME="quoridor")
+    done = subprocess.run([sys.executable, "-c", probe, str(PYTHON_SDK)], input="", capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=60)
+    assert done.stdout.strip() == "['referee_sdk.quoridor']", done
 
 
 def test_a_player_that_dies_while_it_starts_gets_the_verdict_at_its_first_step(tmp_path, make_player):

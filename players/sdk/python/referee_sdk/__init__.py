@@ -165,6 +165,20 @@ def _parameters(function: Callable[..., Any]) -> int:
         return 0
 
 
+def _warm_up() -> None:
+    """Import now what this module otherwise imports at the first call that
+    needs it: json (read_state), random (player_rng) and the game's module
+    (read_board, read_ckbd).  A spawned player should not pay for what it
+    never asks; a persistent one starts before the match, its start-up not
+    charged, and its first step then costs what any later step costs (not
+    ~20 ms of imports on its clock)."""
+    import json  # noqa: F401
+    import random  # noqa: F401
+
+    if os.environ.get("REFEREE_GAME"):  # not game_name(): no state.json is there before step 1
+        _game_module()
+
+
 def run(play_games: Callable[..., Any]) -> None:
     """Call ``play_games(step)`` (or ``play_games(step, player_id)`` if it
     takes two arguments) with the values the referee passed.
@@ -184,6 +198,7 @@ def run(play_games: Callable[..., Any]) -> None:
 
     if os.environ.get("REFEREE_PERSISTENT") == "1":
         player = int(os.environ["REFEREE_PLAYER"])
+        _warm_up()
         for line in sys.stdin:
             words = line.split()
             if len(words) == 2 and words[0] == "step":
