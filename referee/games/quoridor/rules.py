@@ -106,8 +106,15 @@ def move_decision(src: int, dst: int) -> Move:
     return found
 
 
-STEP_MOVES = [[tuple(move_decision(sq, t) for t in targets) for targets in row]
-              for sq, row in enumerate(STEPS)]
+def _step_moves() -> list[list[tuple[Move, ...]]]:
+    table = []
+    for sq, row in enumerate(STEPS):
+        moves = {t: move_decision(sq, t) for t in row[15]}  # row[15]: every direction open
+        table.append([tuple(map(moves.__getitem__, targets)) for targets in row])
+    return table
+
+
+STEP_MOVES = _step_moves()
 """:data:`geometry.STEPS` as Move decisions, ready to list."""
 
 
