@@ -312,24 +312,32 @@ def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, m
 LAZY = ("json", "random")  # what the SDK imports at the first call that needs it (Cantris has no module of its own)
 
 
-def test_the_sdk_imports_before_a_persistent_players_first_step_what_a_spawned_one_never_pays(tmp_path, make_player):
+def test_the_sdk_imports_before_a_persistent_players_first_step_what_the_program_names(tmp_path, make_player):
     # A persistent player's start-up is not charged; its first step was: the
     # SDK's lazy imports (json, random, the game's module) cost a built-in's
-    # step 1 ~20 ms, ~8x its later steps.  A spawned player still pays only
-    # for what it uses.
-    program = _program(make_player, misbehave=f"print('cold', sorted(m for m in {LAZY!r} if m not in sys.modules))")
-    for mode, cold in (("persistent:", []), ("", sorted(LAZY))):
-        out = tmp_path / (mode.rstrip(":") or "spawned")
+    # step 1 ~20 ms, ~8x its later steps.  Only what the program names is
+    # imported ahead (json alone is ~15 ms a game); a spawned player still
+    # pays only for what it calls.
+    cold = f"print('cold', sorted(m for m in {LAZY!r} if m not in sys.modules))"
+    names_both = "from referee_sdk import player_rng, read_state"
+    for mode, startup, expected in (("persistent:", names_both, []), ("persistent:", "pass", sorted(LAZY)),
+                                    ("", names_both, sorted(LAZY))):
+        program = _program(make_player, misbehave=cold, startup=startup)
+        out = tmp_path / f"{mode.rstrip(':') or 'spawned'}-{len(startup)}"
         play_match("cantris", out, mode + program, "builtin:random", seed=4, board=BOARDS / "cantris" / "8x4-1.txt")
         first = next(r for r in read_log(out) if r["player"] == 1)
-        assert first["verdict"] == "OK" and f"cold {cold!r}" in first["stdout"], (mode, first)
-    # A game with a module of its own (read_board's parser) has it imported too.
-    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import referee_sdk; referee_sdk.run(print); "
-             "print(sorted(m for m in sys.modules if m.startswith('referee_sdk.')))")
+        assert first["verdict"] == "OK" and f"cold {expected!r}" in first["stdout"], (mode, startup, first)
+    # A game with a module of its own (read_board's parser): imported for a
+    # program that names read_board, or the SDK module itself.
     env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_PLAYER="1", REFEREE_GAME="quoridor")
-    done = subprocess.run([sys.executable, "-c", probe, str(PYTHON_SDK)], input="", capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=60)
-    assert done.stdout.strip() == "['referee_sdk.quoridor']", done
+    for imports, expected_modules in (("import referee_sdk; run = referee_sdk.run",
+                                       ["json", "random", "referee_sdk.quoridor"]),
+                                      ("from referee_sdk import read_board, run", ["referee_sdk.quoridor"])):
+        probe = (f"import sys; sys.path.insert(0, sys.argv[1]); {imports}; run(print); "
+                 "print(sorted(m for m in sys.modules if m in ('json', 'random') or m.startswith('referee_sdk.')))")
+        done = subprocess.run([sys.executable, "-c", probe, str(PYTHON_SDK)], input="", capture_output=True,
+                              text=True, env=env, cwd=tmp_path, timeout=60)
+        assert done.stdout.strip() == repr(expected_modules), (imports, done)
 
 
 def test_a_player_that_dies_while_it_starts_gets_the_verdict_at_its_first_step(tmp_path, make_player):

@@ -166,16 +166,26 @@ def _parameters(function: Callable[..., Any]) -> int:
 
 
 def _warm_up() -> None:
-    """Import now what this module otherwise imports at the first call that
-    needs it: json (read_state), random (player_rng) and the game's module
-    (read_board, read_ckbd).  A spawned player should not pay for what it
-    never asks; a persistent one starts before the match, its start-up not
-    charged, and its first step then costs what any later step costs (not
-    ~20 ms of imports on its clock)."""
-    import json  # noqa: F401
-    import random  # noqa: F401
-
-    if os.environ.get("REFEREE_GAME"):  # not game_name(): no state.json is there before step 1
+    """Import now what this module would import at the first call that needs
+    it, for the calls the program names: json for ``read_state``, json and
+    random for ``player_rng``, the game's module for ``read_board`` and
+    ``read_ckbd`` (the module itself named: all three).  A persistent
+    player's start-up is not charged and its step 1 is: these imports there
+    cost ~20 ms, 8x a later step.  What the program never names is not
+    imported (json alone is ~15 ms of CPU, paid by every game of a series);
+    a call made some other way imports at its first use, as before."""
+    wants = {id(read_state): ("json",), id(player_rng): ("json", "random"),
+             id(read_board): ("game",), id(read_ckbd): ("game",),
+             id(sys.modules[__name__]): ("json", "random", "game")}
+    needed: set[str] = set()
+    for name, module in list(sys.modules.items()):
+        if name != __name__ and not name.startswith(__name__ + ".") and hasattr(module, "__dict__"):
+            for value in list(vars(module).values()):
+                needed.update(wants.get(id(value), ()))
+    for name in ("json", "random"):
+        if name in needed:
+            importlib.import_module(name)
+    if "game" in needed and os.environ.get("REFEREE_GAME"):  # not game_name(): no state.json before step 1
         _game_module()
 
 
