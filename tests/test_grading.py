@@ -10,6 +10,7 @@ from __future__ import annotations
 import platform
 import shutil
 import sys
+import threading
 
 import pytest
 
@@ -259,13 +260,32 @@ def test_a_class_graded_in_parallel_gets_what_one_by_one_gives(tmp_path):
     lines = [line for line in many.stdout.splitlines() if line.startswith("[")]
     assert [line.split()[1] for line in lines] == ["a-good:", "crash_at_3:"]  # the folder's order
 
-    def span(name: str) -> tuple[float, float]:  # from its first match to its grade
-        work = tmp_path / "many" / name
-        return (work / "work" / "compliance" / "as-player-1" / "match.yaml").stat().st_mtime, \
-            (work / "grade.json").stat().st_mtime
 
-    (start_a, end_a), (start_b, end_b) = span("crash_at_3"), span("a-good")
-    assert start_a < end_b and start_b < end_a  # graded at the same time
+def test_jobs_grade_submissions_at_the_same_time(tmp_path, monkeypatch):
+    # That --jobs N grades N at once, decided by the test, not by the clock:
+    # each submission's grading waits for the other's to have started (one
+    # by one, the first would wait in vain).  Comparing the two gradings'
+    # file times instead held only as long as neither finished before the
+    # other began, which a busy machine does not promise.
+    from referee.grading import classroom
+
+    barrier = [threading.Barrier(2, timeout=60)]
+
+    def grade_one(config, path, target, fmt, setup, jobs, play):
+        barrier[0].wait()
+        return classroom._row(path.name, {"score": 1.0, "max_score": 1.0, "tests": []}, "graded"), path.name
+
+    monkeypatch.setattr(classroom, "_grade_one", grade_one)
+    for name in ("ann", "bob"):
+        (tmp_path / "hand-in" / name).mkdir(parents=True)
+    config = grading_config.load(write_config(tmp_path, CLASS_CONFIG))
+    rows = classroom.grade_class(config, tmp_path / "hand-in", tmp_path / "results", "json", jobs=3,
+                                 say=lambda line: None)
+    assert [row.name for row in rows] == ["ann", "bob"]
+    barrier[0] = threading.Barrier(2, timeout=0.5)  # one at a time, the first waits in vain
+    with pytest.raises(threading.BrokenBarrierError):
+        classroom.grade_class(config, tmp_path / "hand-in", tmp_path / "one", "json", jobs=1,
+                              say=lambda line: None)
 
 
 def test_the_folder_hash_is_content_not_place_or_time(tmp_path):
