@@ -330,9 +330,14 @@ def test_the_sdk_imports_before_a_persistent_players_first_step_what_the_program
     # A game with a module of its own (read_board's parser): imported for a
     # program that names read_board, or the SDK module itself.
     env = dict(os.environ, REFEREE_PERSISTENT="1", REFEREE_PLAYER="1", REFEREE_GAME="quoridor")
+    # A module of the program's own folder counts; an odd object in sys.modules is passed over.
+    (tmp_path / "helper.py").write_text("from referee_sdk import read_state\n")
+    odd = ("class Odd:\n __dict__ = property(lambda self: 1 / 0)\n"
+           " def __getattr__(self, name): raise RuntimeError(name)\nsys.modules['odd'] = Odd()")
     for imports, expected_modules in (("import referee_sdk; run = referee_sdk.run",
                                        ["json", "random", "referee_sdk.quoridor"]),
-                                      ("from referee_sdk import read_board, run", ["referee_sdk.quoridor"])):
+                                      ("from referee_sdk import read_board, run", ["referee_sdk.quoridor"]),
+                                      (f"import helper; from referee_sdk import run\n{odd}", ["json"])):
         probe = (f"import sys; sys.path.insert(0, sys.argv[1]); {imports}; run(print); "
                  "print(sorted(m for m in sys.modules if m in ('json', 'random') or m.startswith('referee_sdk.')))")
         done = subprocess.run([sys.executable, "-c", probe, str(PYTHON_SDK)], input="", capture_output=True,

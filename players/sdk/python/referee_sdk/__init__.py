@@ -178,15 +178,34 @@ def _warm_up() -> None:
              id(read_board): ("game",), id(read_ckbd): ("game",),
              id(sys.modules[__name__]): ("json", "random", "game")}
     needed: set[str] = set()
-    for name, module in list(sys.modules.items()):
-        if name != __name__ and not name.startswith(__name__ + ".") and hasattr(module, "__dict__"):
-            for value in list(vars(module).values()):
-                needed.update(wants.get(id(value), ()))
+    for module in _own_modules():
+        for value in list(vars(module).values()):
+            needed.update(wants.get(id(value), ()))
     for name in ("json", "random"):
         if name in needed:
             importlib.import_module(name)
     if "game" in needed and os.environ.get("REFEREE_GAME"):  # not game_name(): no state.json before step 1
         _game_module()
+
+
+def _own_modules() -> list[Any]:
+    """The program's own modules: ``__main__`` and those in its folder (not
+    the libraries it imports, which may be thousands), this one excepted."""
+    main = sys.modules.get("__main__")
+    script = getattr(main, "__file__", None)
+    home = os.path.join(os.path.dirname(os.path.abspath(script)) if isinstance(script, str) else os.getcwd(), "")
+    found = []
+    for name, module in list(sys.modules.items()):
+        if name == __name__ or name.startswith(__name__ + "."):
+            continue
+        try:
+            where = getattr(module, "__file__", None)
+            if module is main or (isinstance(where, str) and os.path.abspath(where).startswith(home)):
+                vars(module)
+                found.append(module)
+        except Exception:  # noqa: BLE001 - anything can sit in sys.modules
+            continue
+    return found
 
 
 def run(play_games: Callable[..., Any]) -> None:
