@@ -178,8 +178,8 @@ def _warm_up() -> None:
              id(read_board): ("game",), id(read_ckbd): ("game",),
              id(sys.modules[__name__]): ("json", "random", "game")}
     needed: set[str] = set()
-    for module in _own_modules():
-        for value in list(vars(module).values()):
+    for namespace in _own_namespaces():
+        for value in list(namespace.values()):
             needed.update(wants.get(id(value), ()))
     for name in ("json", "random"):
         if name in needed:
@@ -188,9 +188,10 @@ def _warm_up() -> None:
         _game_module()
 
 
-def _own_modules() -> list[Any]:
-    """The program's own modules: ``__main__`` and those in its folder (not
-    the libraries it imports, which may be thousands), this one excepted."""
+def _own_namespaces() -> list[dict[str, Any]]:
+    """The globals of the program's own modules: ``__main__`` and those in
+    its folder (not the libraries it imports, which may be thousands), this
+    one excepted."""
     main = sys.modules.get("__main__")
     script = getattr(main, "__file__", None)
     home = os.path.join(os.path.dirname(os.path.abspath(script)) if isinstance(script, str) else os.getcwd(), "")
@@ -201,8 +202,7 @@ def _own_modules() -> list[Any]:
         try:
             where = getattr(module, "__file__", None)
             if module is main or (isinstance(where, str) and os.path.abspath(where).startswith(home)):
-                vars(module)
-                found.append(module)
+                found.append(vars(module))
         except Exception:  # noqa: BLE001 - anything can sit in sys.modules
             continue
     return found
