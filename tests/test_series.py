@@ -3,6 +3,7 @@ logic, then real series of built-in players through the command line."""
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from referee.tournament.journal import GameRecord
 from referee.tournament.ratings import SprtSpec
 from referee.tournament.series import SeriesPlanner, make_config, player_names
 
-from conftest import interruptible, referee
+from conftest import assert_verifies, interruptible, referee
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "boards" / "cantris" / "6x3-1.txt"
@@ -194,6 +195,30 @@ def test_an_interrupted_series_resumes_with_its_random_seed(tmp_path):
     assert len(keys) == len(set(keys)) == 6  # nothing played twice
     refused = referee(*args)  # the folder holds a series: not without --resume or --replace
     assert refused.returncode == 2 and "--replace" in refused.stderr
+
+
+def test_a_resume_clears_what_an_interrupted_run_left_of_a_game(tmp_path):
+    # Ctrl-C reaches a worker set up ahead while it removes its called-off
+    # game's folder, and the runner kills it half-way: the folder is left
+    # without match.yaml, which the game's own --replace refuses (the test
+    # above met it on a busy machine).  The resume removes it and plays it.
+    out = tmp_path / "r"
+    args = ["play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random", "--games", "4",
+            "--board", str(SMALL), "--seed", "3", "--jobs", "1", "--out", str(out)]
+    assert referee(*args).returncode == 0
+    whole = {name: (out / name).read_bytes() for name in ("games.csv", "summary.txt")}
+    journal = out / "journal.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    journal.write_text("".join(lines[:-1]))
+    game = out / "games" / yaml.safe_load(lines[-1])["key"]
+    shutil.rmtree(game)
+    (game / "players" / "p1" / "step_logs").mkdir(parents=True)  # what a killed removal left
+    (game / "players" / "p1" / "stdout.txt").write_text("")
+    again = referee(*args, "--resume")
+    assert again.returncode == 0, again.stderr
+    assert len(journal.read_text().splitlines()) == 4 and (game / "result.yaml").is_file()
+    assert {name: (out / name).read_bytes() for name in whole} == whole
+    assert_verifies(game)
 
 
 TIMINGS = {"wall_ms", "cpu_ms", "peak_kb", "start_ms", "prev", "bank_ms", "grace_ms"}

@@ -17,7 +17,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterable, TextIO
 
 import yaml
 
@@ -322,6 +322,19 @@ def open_output(config: TournamentConfig, resume: bool) -> dict[str, GameRecord]
     return {r.key: r for r in Journal(out).load()}
 
 
+def clear_unfinished(out: Path, records: Iterable[GameRecord]) -> None:
+    """Remove the game folders no trusted record holds: what an interrupted
+    run left, each to be played again from scratch.  A game's own
+    ``--replace`` refuses a folder without match.yaml, and an interrupted
+    run can leave one: a worker set up ahead that Ctrl-C reached while it
+    removed its called-off folder, then killed by the runner half-way."""
+    kept = {record.folder for record in records}
+    with contextlib.suppress(OSError):
+        for entry in sorted((out / "games").iterdir()):
+            if not entry.name.startswith(".") and f"games/{entry.name}" not in kept:
+                remove_tree(entry)
+
+
 def doubt(config: TournamentConfig, job: GameJob, record: GameRecord) -> str | None:
     """Why ``record`` cannot be the result of ``job``, or None: its folder
     must be the job's, hold a result.yaml that gives the same record, a
@@ -420,6 +433,8 @@ class Tournament:
         (:func:`doubt`; the planner's tests, whose fake games leave no
         folders, trust them all)."""
         records = self.trusted(open_output(self.config, resume), log, check)
+        if resume:
+            clear_unfinished(self.config.out, records.values())
         journal = Journal(self.config.out)
         play = play or WorkerPlay()
         progress = Progress(log, len(records))
