@@ -72,7 +72,7 @@ def format_step(record: dict[str, Any], names: list[str], folder: Path | str | N
              visible(decision, lines=False), visible(str(verdict), lines=False)]
     if record.get("auto"):
         parts[-1] += " (automatic)"
-    if record.get("wall_ms"):
+    if record.get("wall_ms") is not None and not record.get("auto"):  # 0 ms too: a quick step is not a missing time
         parts.append(f"{record['wall_ms']:.0f} ms")
     line = "  ".join(parts)
     if record.get("message"):

@@ -90,3 +90,18 @@ def test_what_the_runner_noted_is_on_the_step_line():
     text = format_step(record, ["p1", "p2"])
     assert "\n    note: 12 process(es) refused: the seat's limit is 64" in text
     assert "\x1b" not in text
+
+
+def test_a_step_line_shows_its_time_however_short():
+    # A person's piped ``resign`` is read in well under 0.05 ms on a quiet
+    # machine and in more on a busy one: the line must have the same shape
+    # either way (a time of 0 is a time), and an automatic step none.
+    from referee.console import format_step
+
+    base = {"step": 3, "player": 1, "decision": "resign", "verdict": "OK", "resigned": True}
+    quick = format_step({**base, "wall_ms": 0.0}, ["human", "p2"])
+    slow = format_step({**base, "wall_ms": 0.4}, ["human", "p2"])
+    assert quick.endswith("RESIGNED  0 ms") and slow.endswith("RESIGNED  0 ms")
+    auto = format_step({"step": 4, "player": 2, "decision": None, "verdict": "OK", "auto": True,
+                        "applied": "pass", "wall_ms": 0}, ["human", "p2"])
+    assert auto.endswith("OK (automatic)")
