@@ -41,6 +41,14 @@ def _edit_record(folder: Path, index: int, **changes) -> None:
     _write_lines(folder, records)
 
 
+def _shift_time(folder: Path, index: int, key: str) -> None:
+    """A timing of the log moved by half a ms: an edit whatever the time was
+    (a fixed value is the logged one now and then, on a quick machine)."""
+    records = _lines(folder)
+    records[index][key] = round(records[index][key] + 0.5, 1)
+    _write_lines(folder, records)
+
+
 def _edit_result(folder: Path, **changes) -> None:
     data = yaml.safe_load((folder / "result.yaml").read_text())
     data.update(changes)
@@ -60,8 +68,8 @@ EDITS = {
     "verdict_ok_to_timeout": (lambda f: _edit_record(f, 2, verdict="TIMEOUT"), "step 3:"),
     "scores": (lambda f: _edit_record(f, 0, scores={"1": 99, "2": 0}), "step 1: the log's scores"),
     "events": (lambda f: _edit_record(f, 0, events=[]), "step 1: the log's events"),
-    "timing": (lambda f: _edit_record(f, 1, wall_ms=1.0), "step 2: log line 2 was changed"),
-    "last_timing": (lambda f: _edit_record(f, -1, cpu_ms=0.5), "the last log line was changed"),
+    "timing": (lambda f: _shift_time(f, 1, "wall_ms"), "step 2: log line 2 was changed"),
+    "last_timing": (lambda f: _shift_time(f, -1, "cpu_ms"), "the last log line was changed"),
     "applied": (lambda f: _edit_record(f, 2, applied="0 0"), "step 3:"),
     "snapshot": (lambda f: (f / "step_logs" / "step_2.txt").write_text("1 1 1 1\n"),
                  "step 2: step_logs/step_2.txt differs"),
@@ -87,7 +95,9 @@ def test_verify_catches_an_edited_folder(finished, tmp_path, edit):
     change, message = EDITS[edit]
     copy = tmp_path / "copy"
     shutil.copytree(finished, copy)
+    before = {p.relative_to(copy): p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     change(copy)
+    assert before != {p.relative_to(copy): p.read_bytes() for p in copy.rglob("*") if p.is_file()}  # an edit
     proc = referee("replay", copy, "--verify")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "FAILED" in proc.stderr and message in proc.stderr, proc.stderr
