@@ -447,7 +447,11 @@ class SeatFolder:
             try:
                 fd = os.open(DECISION, flags, dir_fd=self._held[2] if self._held else self._dirs()[0])
             except PermissionError:
-                fd = os.open(DECISION, flags, dir_fd=self._dirs()[0])
+                folder = self._dirs()[0]
+                try:
+                    fd = os.open(DECISION, flags, dir_fd=folder)
+                except PermissionError:
+                    fd = _open_unreadable(DECISION, flags, folder)
         except FileNotFoundError:
             return None, None
         except OSError as exc:
@@ -472,6 +476,27 @@ class SeatFolder:
             return b"".join(chunks), None
         finally:
             os.close(fd)
+
+
+def _open_unreadable(name: str, flags: int, folder: int) -> int:
+    """Open a regular file of ours that its mode bits forbid us to read (a
+    player whose umask was 0777 wrote it with mode 000): made readable by its
+    owner first, through an ``O_PATH`` descriptor, so no link is followed.
+    Root reads such a file anyway; an ordinary user's referee must judge the
+    same decision the same way.  PermissionError if it is not ours, or this
+    system has no ``O_PATH``."""
+    if not hasattr(os, "O_PATH"):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+    handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+        link = f"/proc/self/fd/{handle}"  # the file itself, whatever its name now points at
+        os.chmod(link, stat.S_IMODE(info.st_mode) | stat.S_IRUSR)
+        return os.open(link, flags & ~os.O_NOFOLLOW)
+    finally:
+        os.close(handle)
 
 
 def _ident(info: os.stat_result) -> tuple[int, int]:
