@@ -69,7 +69,9 @@ def test_odd_files_are_removed_and_no_link_is_followed(tmp_path, walk_mode):
     os.symlink(outside, top / "elsewhere")
     try:
         usage = trees.tree_usage(top)
-        assert usage.entries >= 10
+        # Eleven entries; not run as root, a walk by paths cannot enter the
+        # folder "locked" (mode 0), and says its count is incomplete.
+        assert usage.entries >= 10 or (not usage.complete and usage.entries == 9), usage
         assert trees.remove_tree(top) and not os.path.lexists(top)
     finally:
         sock.close()
