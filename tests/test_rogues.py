@@ -146,6 +146,9 @@ ROGUES: dict[str, Rogue] = {
     "binary_decision": Rogue("open('decision.txt', 'wb').write(b'\\x00\\xff\\xfe\\x80 9 9')",
                              "MALFORMED", modes=DECISION_ONLY),
     "decides_then_sleeps": Rogue("decide(); time.sleep(30)", "TIMEOUT", options=TIMES_OUT),
+    # Its decision written with mode 000: root's referee reads it anyway, and
+    # an ordinary user's must judge it the same (it owns the file).
+    "unreadable_decision": Rogue("os.umask(0o777); decide()"),
     # --- changing the other seat's game
     "forges_other_board": Rogue("tried(lambda: open('../p2/Board.txt', 'w').write('0 0 0\\n' * 6))", every=True),
     "forges_other_snapshot": Rogue(
@@ -268,9 +271,21 @@ ROGUES: dict[str, Rogue] = {
         "decide('nested' if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0 else None)",
         modes=("bwrap",)),
     # --- what the view must not show
-    "lists_homes_and_root": Rogue(  # /root itself may show: the interpreter may live under it
+    # A home, /root, /run and /var show nothing, but for the names on the way
+    # to what the seat is shown (the interpreter's installation or the
+    # program's folder, under /home/<user> or /root for most people).
+    "lists_homes_and_root": Rogue(
+        "shown = [os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(__file__)))]\n"
+        "def extra(d):\n"
+        "    try:\n"
+        "        names = os.listdir(d)\n"
+        "    except OSError:\n"
+        "        return []\n"
+        "    way = {s[len(d) + 1:].split('/')[0] for s in shown if s.startswith(d + '/')}\n"
+        "    return [n for n in names if n not in way]\n"
+        "home = os.path.dirname(os.environ['ROGUE_HOME_MARK'])\n"
         "decide('seen' if os.path.lexists(os.environ['ROGUE_HOME_MARK']) or"
-        " any(tried(lambda p=p: os.listdir(p)) for p in ('/home', '/run', '/var/run', '/var')) else None)",
+        " any(extra(d) for d in ('/home', '/root', home, '/run', '/var/run', '/var')) else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
     "sees_host_tmp": Rogue(
         "decide('seen' if os.path.exists(os.environ['ROGUE_TMP_MARK']) else None)",
