@@ -122,3 +122,40 @@ def test_whole_seat_limits_as_an_ordinary_user(world, rogue, mode):
                                      prefix=prefix, env_extra={"HOME": str(work), **NO_GROUPS})
     check_rogue(rogue, mode, proc, out, survivors)
     assert out.stat().st_uid == 65534
+
+
+# Made as nobody, then removed by the installed referee as nobody: folders of
+# mode 0 at every depth (not root, moving a folder needs its write bit), and
+# a tree deeper than Python's recursion limit, walked both ways.
+LOCKED_TREE = """
+import os, sys
+from pathlib import Path
+from referee.core import trees
+trees.FD_BASED = sys.argv[2] == "descriptors"
+top = Path(sys.argv[1])
+deep = top / "seat" / "players" / "p1"
+deep.mkdir(parents=True)
+fd = os.open(deep, os.O_RDONLY)
+for _ in range(1100):
+    os.mkdir("d", dir_fd=fd)
+    inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = inner
+os.close(fd)
+(deep / "a" / "locked" / "inner").mkdir(parents=True)
+(deep / "a" / "locked" / "inner" / "f").write_text("x")
+for folder in (deep / "a" / "locked" / "inner", deep / "a" / "locked", deep / "a"):
+    os.chmod(folder, 0)
+print(trees.remove_tree(top / "seat"), sorted(os.listdir(top)))
+"""
+
+
+@pytest.mark.parametrize("walk", ["descriptors", "paths"])
+def test_an_ordinary_user_removes_a_players_locked_folders(world, walk):
+    base, venv, prefix = world
+    work = Path(tempfile.mkdtemp(dir=base))
+    os.chmod(work, 0o777)
+    done = subprocess.run([*prefix, str(venv / "bin" / "python"), "-c", LOCKED_TREE, str(work), walk],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "[]"], done.stdout  # gone, no .referee-trash-* left

@@ -95,4 +95,5 @@ def test_resume_replaces_an_unfinished_game_whatever_its_player_left(tmp_path):
     assert again.returncode == 0, again.stderr
     assert (out / "standings.csv").read_text() == standings
     assert (folder / "result.yaml").exists() and not (seat / "d").exists()
+    assert not list((out / "games").glob(".referee-trash-*"))  # all of it removed, nothing put aside
     assert_verifies(folder)

@@ -256,6 +256,9 @@ def _empty_dir(parent: int, name: str, limit: int) -> bool:
                             done += 1
                             if entry_is_dir:
                                 moved += 1
+                                # moving a folder rewrites its "..": not root, that needs its write bit
+                                with contextlib.suppress(OSError):
+                                    os.chmod(entry, 0o700, dir_fd=sub)
                                 os.rename(entry, f".referee-up-{moved}-{time.monotonic_ns()}",
                                           src_dir_fd=sub, dst_dir_fd=top)
                             else:
@@ -314,6 +317,7 @@ def _remove_by_path(path: Path) -> bool:
                         done += 1
                         if sub.is_dir(follow_symlinks=False) and not sub.is_symlink():
                             moved += 1
+                            _chmod_writable(sub.path)  # (see _empty_dir)
                             os.rename(sub.path, path / f".referee-up-{moved}-{time.monotonic_ns()}")
                         else:
                             _chmod_writable(sub.path)
