@@ -40,6 +40,9 @@ from referee.core import cgroups, sandbox as sandbox_mod
 from referee.replay import frames, load
 
 SANDBOX_OK = sandbox_mod.resolve("auto").on
+# What every seat is shown of the referee's own installation (the test run's:
+# its venv, its checkout), besides the player's interpreter and program.
+REFEREE_SHOWN = sorted({os.path.abspath(sys.prefix), str(Path(__file__).resolve().parents[1])})
 SOCKETS = Path(__file__).resolve().parents[1] / ".rogue-sockets"  # outside /tmp, not shown in the sandbox
 SOCKETS.mkdir(exist_ok=True)
 os.chmod(SOCKETS, 0o755)
@@ -272,10 +275,11 @@ ROGUES: dict[str, Rogue] = {
         modes=("bwrap",)),
     # --- what the view must not show
     # A home, /root, /run and /var show nothing, but for the names on the way
-    # to what the seat is shown (the interpreter's installation or the
-    # program's folder, under /home/<user> or /root for most people).
+    # to what the seat is shown (the interpreter's installation, the program's
+    # folder, the referee's own: under /home/<user> or /root for most people).
     "lists_homes_and_root": Rogue(
-        "shown = [os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(__file__)))]\n"
+        "shown = [os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(__file__)))]"
+        f" + {REFEREE_SHOWN!r}\n"
         "def extra(d):\n"
         "    try:\n"
         "        names = os.listdir(d)\n"
@@ -284,8 +288,9 @@ ROGUES: dict[str, Rogue] = {
         "    way = {s[len(d) + 1:].split('/')[0] for s in shown if s.startswith(d + '/')}\n"
         "    return [n for n in names if n not in way]\n"
         "home = os.path.dirname(os.environ['ROGUE_HOME_MARK'])\n"
-        "decide('seen' if os.path.lexists(os.environ['ROGUE_HOME_MARK']) or"
-        " any(extra(d) for d in ('/home', '/root', home, '/run', '/var/run', '/var')) else None)",
+        "seen = {d: extra(d) for d in ('/home', '/root', home, '/run', '/var/run', '/var') if extra(d)}\n"
+        "print('shown', shown, 'seen', seen, file=sys.stderr)\n"
+        "decide('seen' if os.path.lexists(os.environ['ROGUE_HOME_MARK']) or seen else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
     "sees_host_tmp": Rogue(
         "decide('seen' if os.path.exists(os.environ['ROGUE_TMP_MARK']) else None)",
