@@ -490,7 +490,8 @@ def _open_unreadable(name: str, flags: int, folder: int) -> int:
     handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
     try:
         info = os.fstat(handle)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_uid != os.geteuid():
+            # (a hard link could name one of the referee's own files: its mode stays)
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
         link = f"/proc/self/fd/{handle}"  # the file itself, whatever its name now points at
         os.chmod(link, stat.S_IMODE(info.st_mode) | stat.S_IRUSR)
