@@ -35,15 +35,15 @@ import pytest
 import yaml
 
 import launcher
-from conftest import BOARDS, read_log, referee, verify
+from conftest import BOARDS, ROOT, read_log, referee, verify
 from referee.core import cgroups, sandbox as sandbox_mod
 from referee.replay import frames, load
 
 SANDBOX_OK = sandbox_mod.resolve("auto").on
 # What every seat is shown of the referee's own installation (the test run's:
 # its venv, its checkout), besides the player's interpreter and program.
-REFEREE_SHOWN = sorted({os.path.abspath(sys.prefix), str(Path(__file__).resolve().parents[1])})
-SOCKETS = Path(__file__).resolve().parents[1] / ".rogue-sockets"  # outside /tmp, not shown in the sandbox
+REFEREE_SHOWN = sorted({os.path.abspath(sys.prefix), str(ROOT)})
+SOCKETS = ROOT / ".rogue-sockets"  # outside /tmp, not shown in the sandbox
 SOCKETS.mkdir(exist_ok=True)
 os.chmod(SOCKETS, 0o755)
 MODES = [pytest.param("bwrap", marks=pytest.mark.skipif(not SANDBOX_OK, reason="bwrap cannot start here")),
@@ -288,7 +288,7 @@ ROGUES: dict[str, Rogue] = {
         "    way = {s[len(d) + 1:].split('/')[0] for s in shown if s.startswith(d + '/')}\n"
         "    return [n for n in names if n not in way]\n"
         "home = os.path.dirname(os.environ['ROGUE_HOME_MARK'])\n"
-        "seen = {d: extra(d) for d in ('/home', '/root', home, '/run', '/var/run', '/var') if extra(d)}\n"
+        "seen = {d: names for d in ('/home', '/root', home, '/run', '/var/run', '/var') for names in [extra(d)] if names}\n"
         "print('shown', shown, 'seen', seen, file=sys.stderr)\n"
         "decide('seen' if os.path.lexists(os.environ['ROGUE_HOME_MARK']) or seen else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
