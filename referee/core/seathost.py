@@ -1182,7 +1182,12 @@ def sweep_except(pid1: bool, keep: tuple[int, ...]) -> int:
             victims = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != 1]
         else:
             victims = _children() + (_descendants(keep[0]) if keep else [])
-        victims = [p for p in victims if p not in keep and p != os.getpid() and not _zombie(p)]
+        others = [p for p in victims if p not in keep and p != os.getpid()]
+        if not others and not killed:
+            # Nothing but the player, not even a zombie (the listing shows
+            # those too): nothing to kill or reap, the common case of a step.
+            return 0
+        victims = [p for p in others if not _zombie(p)]
         if not victims:
             break
         for victim in victims:

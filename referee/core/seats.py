@@ -137,6 +137,7 @@ class SeatHost:
                  hidden: Sequence[Path] = (), environ: Mapping[str, str] | None = None,
                  warm: "WarmSeat | None" = None) -> None:
         self.seat_dir = Path(seat_dir).absolute()  # the host does not share our cwd
+        self._absolute: dict[Path | str, str] = {}  # output paths as the host is told them (see _request)
         # A warm seat (a series' seat host kept for its entrant's next game):
         # its key, the host taken for it if any, where its files go at the end.
         self.warm = warm
@@ -338,8 +339,8 @@ class SeatHost:
                  stdout_path: Path, stderr_path: Path) -> dict:
         request = {"argv": list(argv), **self._env_request(env), "cwd": str(self.seat_dir),
                    "hard": limits.hard_time, "rlimits": rlimit_values(limits),
-                   "stdout": str(Path(stdout_path).absolute()),
-                   "stderr": str(Path(stderr_path).absolute()),
+                   "stdout": self._absolute_path(stdout_path),
+                   "stderr": self._absolute_path(stderr_path),
                    "output_kb": limits.output_kb}
         if self.group is not None:
             request["grouped"] = True  # no {"started": pid}: a dead host's group is killed whole
@@ -348,6 +349,15 @@ class SeatHost:
             request["seat"] = {"memory_kb": int((limits.memory_mb or 0) * 1024),
                                "processes": limits.processes or 0, "every": cgroups.SAMPLE_S}
         return request
+
+    def _absolute_path(self, path: Path | str) -> str:
+        """``path`` made absolute, as :attr:`seat_dir` is (the referee's cwd
+        does not change): worked out once per path, not at every step (two
+        ``getcwd`` and pathlib's parsing were ~10 us of each step's path)."""
+        found = self._absolute.get(path)
+        if found is None:
+            found = self._absolute[path] = str(Path(path).absolute())
+        return found
 
     def _env_request(self, env: Mapping[str, str]) -> dict:
         """The environment as this host is told it: whole the first time, then
