@@ -350,6 +350,66 @@ def test_the_next_game_goes_once_the_game_before_has_played_its_last_step(tmp_pa
     assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["g1"]
 
 
+def test_a_game_handed_over_no_longer_counts_among_those_set_up_ahead(tmp_path):
+    # The runner hands game 2 (told to go early, once game 1 has played)
+    # over from its own thread, then asks to set more up while that call may
+    # not have come yet.  Counted as set up ahead until the call came, game 3
+    # was set up or not depending on which thread ran first, and when not,
+    # game 2 had no game chained to go once it had played: it waited for
+    # game 2's worker to exit and for game 3's set-up.  Now the count is the
+    # same either way.  (A stub launcher: the policy, no process.)
+    from referee.core.match import MatchSpec
+    from referee.tournament.runner import WorkerPlay
+
+    class Launcher:
+        def __init__(self) -> None:
+            self.started, self.chained, self.went = 0, [], []
+
+        def start(self, spec_line: str, errors: Path) -> int:
+            self.started += 1
+            return self.started
+
+        def go(self, ident: int) -> None:
+            self.went.append(ident)
+
+        def after(self, ident: int, following: int) -> None:
+            self.chained.append((ident, following))
+
+        def off(self, ident: int) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    def game(n: int) -> tuple[GameJob, MatchSpec]:
+        return GameJob(f"g{n}", "t", (0, 1), 0, n), MatchSpec(
+            "cantris", ["builtin:random", "builtin:random"], seed=n, out=tmp_path / "games" / f"g{n}")
+
+    def staged(thread_first: bool) -> list[str]:
+        """The games set up ahead once game 2 is handed over and the runner
+        asks for more, game 2's thread calling before or after."""
+        play = WorkerPlay()
+        launcher = play._launcher = Launcher()
+        assert play.ahead(*game(2)) and play.ahead(*game(3)) and not play.ahead(*game(4))
+        first = play._worker(*game(1), tmp_path / "e1")  # game 1 goes; 2 is chained to go after it
+        play._chain(first)
+        assert launcher.chained == [(first, 1)]
+        assert not play.ahead(*game(4))  # game 2, to go early, not handed over: still ahead
+        assert not play.ahead(*game(4), playing={"g1"})
+        play._live.discard(first)  # game 1 recorded; game 2 handed over
+        calls = [lambda: play.ahead(*game(4), playing={"g2"}), lambda: play.ahead(*game(5), playing={"g2"})]
+        if thread_first:
+            play._chain(play._worker(*game(2), tmp_path / "e2"))
+            assert launcher.chained[-1] == (1, 2)  # game 3 goes once game 2 has played
+        assert [call() for call in calls] == [True, False]  # game 4 set up; 3 and 4 are two
+        if not thread_first:
+            play._chain(play._worker(*game(2), tmp_path / "e2"))
+            assert launcher.chained[-1] == (1, 2)
+        return sorted([*play._staged, *play._went])
+
+    assert staged(thread_first=False) == staged(thread_first=True) == ["g3", "g4"]
+
+
 def test_a_dead_fork_server_fails_its_games_instead_of_hanging_them(tmp_path):
     # The workers are forked from one server process: if it dies (killed by a
     # user, the OOM killer), the games waiting on it fail with a line that

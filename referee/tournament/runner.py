@@ -17,7 +17,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, Callable, Collection, Iterable, TextIO
 
 import yaml
 
@@ -166,16 +166,26 @@ class WorkerPlay:
         out.parent.mkdir(parents=True, exist_ok=True)
         return out.parent / f".{job.key}.stderr.txt"
 
-    def ahead(self, job: GameJob, spec: MatchSpec) -> bool:
+    def ahead(self, job: GameJob, spec: MatchSpec, playing: Collection[str] = ()) -> bool:
         """Set ``job`` up now: it is a game to start soon (the planner says it
         is playable; a game set up and never played is called off at
         :meth:`close`, its folder removed).  False: no more now (enough games
-        are set up), ask again later."""
+        are set up), ask again later.
+
+        ``playing``: the keys of the games the runner has handed to this
+        player already.  A game told to go early (:meth:`_chain`) counts
+        among those set up ahead until the runner hands it over, and not
+        after, whether or not its thread has called yet: counted until that
+        call, the next game was set up or not depending on which thread came
+        first, and when not, the game after had none set up to go once it
+        had played (~1 game in 5 of a series waited for the one before to
+        exit, ~8 ms, and for its own set-up)."""
         text = spec_to_json(spec)
         with self._lock:
             if job.key in self._staged or job.key in self._went:  # (to go early: see _chain)
                 return True
-            if self._stopped or len(self._staged) + len(self._went) >= self.STAGED:  # (a game to go early is still ahead)
+            went = sum(key not in playing for key in self._went)  # (a game to go early is still ahead)
+            if self._stopped or len(self._staged) + went >= self.STAGED:
                 return False
             errors = self._errors(job, spec)
             self._staged[job.key] = (text, self._start(text, errors), errors)
@@ -459,7 +469,7 @@ class Tournament:
                     break
                 if failure is None and hasattr(play, "ahead"):  # set up while these play
                     for coming in (job for job in plan.pending if job.key not in started):
-                        if not play.ahead(coming, self.spec(coming)):
+                        if not play.ahead(coming, self.spec(coming), started):
                             break
                 progress.tick(len(records), max(plan.expected_games, len(records)))
                 finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
