@@ -127,7 +127,7 @@ GREEDY = [sys.executable, "-P", str(ROOT / "players" / "cantris" / "greedy.py")]
 
 
 def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "bare",
-               cpu: list[tuple[float, float]] | None = None) -> float:
+               cpu: list[tuple[float, float]] | None = None, turns_s: list[float] | None = None) -> float:
     """Wall seconds of the turns of the match in folder ``match`` replayed by
     two copies of the program ``argv`` (its greedy programs by default) kept
     alive, without the referee: both started at once and waited for until
@@ -135,7 +135,8 @@ def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "ba
     written and its old decision removed (``bare_driver``), ``step <k>``
     sent to its player, ``done`` awaited.  The driver's CPU seconds in that
     file work are added to ``cpu``, as (file work, all its work: also the
-    players' start and the pipes)."""
+    players' start and the pipes).  Each turn's wall seconds (``step`` sent
+    to ``done`` read) are appended to ``turns_s``."""
     turns = protocol_steps(match)
     start, own = time.perf_counter(), time.thread_time()
     with kept_alive(root, argv, tag) as seats:
@@ -145,7 +146,10 @@ def bare_match(root: Path, match: Path, argv: list[str] = GREEDY, tag: str = "ba
                 time.sleep(0.0002)
             for k, (seat, files) in enumerate(turns, start=1):
                 folders[seat].prepare(files)
+                began = time.perf_counter()
                 turn(seats[seat][1], k)
+                if turns_s is not None:
+                    turns_s.append(time.perf_counter() - began)
         finally:
             for folder in folders.values():
                 folder.close()

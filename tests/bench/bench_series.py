@@ -34,7 +34,10 @@ the default temp dir otherwise; the header says which):
   is shown too (with N = 10 the once-per-series cost alone was ~0.7 times
   the floor per game, and it shrinks as 1/N);
 - step 1 against the later steps: each persistent game's first step wall
-  over the median of its later ones (as logged), the median over games.
+  over the median of its later ones (as logged), the median over games; and
+  the same of the floor's games (the bare driver's turns), whose players
+  play step 1 just after their start-up: a player's own first turn runs
+  code its later turns find warm, so this ratio is above 1 with no referee.
 
 Each row is given twice: in wall time, and in CPU time (user + system, of
 the command and every process it waited for: workers, seat hosts, sandboxes,
@@ -130,6 +133,7 @@ class Floors:
         self.spawn_todo: list[Path] = []
         self.kept: list[tuple[float, float, float, float]] = []  # a game's (wall, players' CPU, the
         # driver's CPU in the file work, in all its work)
+        self.first: list[float] = []  # each kept-alive game's step 1 over its median later step
         self.spawns: list[float] = []  # wall of each spawned step
         self.spawn_cpu: list[float] = []
         self.steps: list[int] = []
@@ -146,9 +150,11 @@ class Floors:
         for game in self.todo[:count]:
             tag = f"b{len(self.kept)}-"
             driver: list[tuple[float, float]] = []
+            turns: list[float] = []
             players = children_cpu()
-            wall = bare_match(self.root, game, self.kept_argv, tag, driver)
+            wall = bare_match(self.root, game, self.kept_argv, tag, driver, turns)
             self.kept.append((wall, children_cpu() - players, *driver[0]))
+            self.first.append(turns[0] / statistics.median(turns[1:]))
         del self.todo[:count]
         count = len(self.spawn_todo) if last else min(1, len(self.spawn_todo))
         for game in self.spawn_todo[:count]:
@@ -212,6 +218,8 @@ def main() -> None:
     rows += series_rows(runs, ones, floors_of, 1, "CPU, ")
     rows.append((f"persistent, {VARIANTS[sandboxes[0]]}: "
                  "step 1 wall / median later step (median of games)", "", f"{statistics.median(first):.2f}"))
+    rows.append(("  the same of the floor: the bare driver's step 1 turn / its median later turn, "
+                 "the players started just before", "", f"{statistics.median(floors.first):.2f}"))
     where = f"{disk} (RAM disk)" if disk else f"{tempfile.gettempdir()} (default temp dir, no usable RAM disk)"
     print(f"(load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"series and floors on {where})")
