@@ -38,6 +38,8 @@ the default temp dir otherwise; the header says which):
   the same of the floor's games (the bare driver's turns), whose players
   play step 1 just after their start-up: a player's own first turn runs
   code its later turns find warm, so this ratio is above 1 with no referee.
+  Both rows also give step 1's excess in time (step 1 less the median later
+  step): the ratio of a ~0.1 ms turn moves a lot with a few tens of us.
 
 Each row is given twice: in wall time, and in CPU time (user + system, of
 the command and every process it waited for: workers, seat hosts, sandboxes,
@@ -133,7 +135,7 @@ class Floors:
         self.spawn_todo: list[Path] = []
         self.kept: list[tuple[float, float, float, float]] = []  # a game's (wall, players' CPU, the
         # driver's CPU in the file work, in all its work)
-        self.first: list[float] = []  # each kept-alive game's step 1 over its median later step
+        self.first: list[tuple[float, float]] = []  # each kept-alive game's step 1 (s) and its median later step
         self.spawns: list[float] = []  # wall of each spawned step
         self.spawn_cpu: list[float] = []
         self.steps: list[int] = []
@@ -154,7 +156,7 @@ class Floors:
             players = children_cpu()
             wall = bare_match(self.root, game, self.kept_argv, tag, driver, turns)
             self.kept.append((wall, children_cpu() - players, *driver[0]))
-            self.first.append(turns[0] / statistics.median(turns[1:]))
+            self.first.append((turns[0], statistics.median(turns[1:])))
         del self.todo[:count]
         count = len(self.spawn_todo) if last else min(1, len(self.spawn_todo))
         for game in self.spawn_todo[:count]:
@@ -201,7 +203,7 @@ def main() -> None:
         steps = statistics.mean(floors.steps)
         spawn, cpu_spawn = statistics.median(floors.spawns), statistics.mean(floors.spawn_cpu)
         floor_spawned = steps * spawn
-        first = [w[0] / statistics.median(w[1:]) for w in map(walls, games)]
+        first = [(w[0] / 1000, statistics.median(w[1:]) / 1000) for w in map(walls, games)]
     rows = [
         (f"floor, kept alive: bare driver, the same programs, files and boards (mean of {len(floors.kept)} games)",
          f"{floor_kept * 1000:.1f} ms", "1.00"),
@@ -216,10 +218,12 @@ def main() -> None:
              (f"CPU, floor, spawned: {steps:.0f} steps x one bare spawn's CPU, the player's and the file work's "
               f"({cpu_spawn * 1000:.1f} ms, mean)", f"{steps * cpu_spawn * 1000:.1f} ms", "1.00")]
     rows += series_rows(runs, ones, floors_of, 1, "CPU, ")
-    rows.append((f"persistent, {VARIANTS[sandboxes[0]]}: "
-                 "step 1 wall / median later step (median of games)", "", f"{statistics.median(first):.2f}"))
-    rows.append(("  the same of the floor: the bare driver's step 1 turn / its median later turn, "
-                 "the players started just before", "", f"{statistics.median(floors.first):.2f}"))
+    for name, pairs in ((f"persistent, {VARIANTS[sandboxes[0]]}: step 1 wall / median later step "
+                         "(median of games; time: step 1 less that median)", first),
+                        ("  the same of the floor: the bare driver's step 1 turn / its median later turn, "
+                         "the players started just before", floors.first)):
+        rows.append((name, f"{statistics.median(one - later for one, later in pairs) * 1000:.2f} ms",
+                     f"{statistics.median(one / later for one, later in pairs):.2f}"))
     where = f"{disk} (RAM disk)" if disk else f"{tempfile.gettempdir()} (default temp dir, no usable RAM disk)"
     print(f"(load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"series and floors on {where})")
