@@ -558,6 +558,8 @@ def keep_host(host: SeatHost) -> None:
     if kept:
         _HOSTS.discard(host.proc.pid)
         host.proc = None
+        if host.group is not None:
+            host.group.release()
         host.group = None  # the fork server removes it once the host ends
         host.warm = None
         return
