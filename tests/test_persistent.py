@@ -439,6 +439,58 @@ def test_a_flood_of_lines_then_done_is_read_whole():
     assert seathost._done_line(flood) == (True, 400_000, 400_005)
 
 
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+def test_a_persistent_player_under_a_low_open_file_limit_plays_every_step(tmp_path, make_player, sandbox):
+    # Its host takes the player's open-file limit on itself (so that a
+    # player it starts inherits it) and must still open its own files.
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player)}", "builtin:random", seed=4,
+               board=BOARDS / "cantris" / "8x4-1.txt", extra=("--set", "open_files=26", "--sandbox", sandbox))
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert len(mine) > 3 and all(r["verdict"] == "OK" for r in mine)
+    assert [_calls(r)[0][0] for r in mine] == list(range(1, len(mine) + 1))  # one process throughout
+    assert_verifies(out)
+
+
+def test_the_proc_files_a_host_keeps_open_leave_it_descriptors_under_a_low_limit():
+    """The host keeps the /proc files a step reads open (read again from
+    their start), but it may live under its player's open-file limit (as
+    few as HOST_FILES): near that limit it keeps none, so that its output
+    files and pipes still open, and every read still answers.  (In a child
+    process: the limit is lowered for good.)"""
+    program = f"""
+import os, resource, sys
+sys.path.insert(0, {str(ROOT / "referee" / "core")!r})
+import seathost
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+held = []
+while True:
+    try:
+        held.append(os.open("/dev/null", os.O_RDONLY))
+    except OSError:
+        break
+for _ in range(20):
+    os.close(held.pop())  # 20 left free: 44-63
+paths = [f"/proc/self/{{name}}" for name in ("stat", "status", "statm", "cmdline", "environ",
+                                            "limits", "io", "comm", "wchan", "cgroup")]
+for _ in range(3):
+    assert all(seathost._proc(path) for path in paths[:4])  # read again: still answers
+    assert all(seathost._proc(path) is not None for path in paths)
+free = 0
+while True:
+    try:
+        os.open("/dev/null", os.O_RDONLY)
+        free += 1
+    except OSError:
+        break
+print(len(seathost._KEPT_FILES), free)
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    kept, free = map(int, done.stdout.split())
+    assert 0 < kept <= 8 and kept + free == 20 and free >= 12
+
+
 KEEPS_TICKING = '''
 import sys, threading, time
 ticks = 0

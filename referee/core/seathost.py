@@ -37,6 +37,7 @@ games (reset).  End of input: kill everything and exit.
 from __future__ import annotations
 
 import _signal as signal  # signal.py's enums cost ~3 ms of every host's start
+import errno
 import marshal
 import os
 import resource
@@ -110,7 +111,11 @@ def _proc(path: str) -> bytes:
     player's stat, status and syscall files ~10 times, and an open and a
     close were ~4 us of each ~6.  A kept file of a process that ended fails
     (ESRCH), and the path is opened again: a pid taken by another process
-    is that process's, as on a fresh open."""
+    is that process's, as on a fresh open.  The host may live under its
+    player's open-file limit (as few as HOST_FILES): a file is kept only
+    while FREE_FILES descriptors below the limit stay free for the host's
+    other files, and the kept ones are let go of should an open find no
+    descriptor left."""
     fd = _KEPT_FILES.get(path)
     if fd is not None:
         try:
@@ -118,13 +123,19 @@ def _proc(path: str) -> bytes:
         except OSError:
             del _KEPT_FILES[path]
             os.close(fd)
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno not in (errno.EMFILE, errno.ENFILE) or not _KEPT_FILES:
+            raise
+        _let_go()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         data = os.read(fd, 1 << 16)
     except BaseException:
         os.close(fd)
         raise
-    if len(_KEPT_FILES) < PROC_KEPT:
+    if len(_KEPT_FILES) < PROC_KEPT and fd < resource.getrlimit(resource.RLIMIT_NOFILE)[0] - FREE_FILES:
         _KEPT_FILES[path] = fd
     else:
         os.close(fd)
@@ -132,7 +143,8 @@ def _proc(path: str) -> bytes:
 
 
 _KEPT_FILES: dict[str, int] = {}  # path: an open /proc file (see _proc)
-PROC_KEPT = 32
+PROC_KEPT = 8  # a player's stat, status and a thread's syscall file, for a few processes
+FREE_FILES = 12  # descriptors under the host's limit that a kept file leaves free
 
 
 def _let_go() -> None:
