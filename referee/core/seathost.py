@@ -1128,7 +1128,7 @@ def _over_budget(player: Persistent, budget: float, start: float) -> bool:
     return player.cpu() - player.cpu_mark > budget + 1
 
 
-CPUS = os.cpu_count() or 1  # no process uses more CPU seconds a second than this
+CPUS = os.cpu_count() or 64  # no process uses more CPU seconds a second (unknown: many, never late)
 
 
 IDLE_POLL_MS = 2  # idle: no CPU used over this long, and every thread asleep
