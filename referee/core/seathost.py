@@ -150,12 +150,17 @@ FREE_FILES = 12  # descriptors under the host's limit that a kept file leaves fr
 def _let_go() -> None:
     """Close the /proc files :func:`_proc` kept (its processes ended, or are
     to be forgotten)."""
-    for fd in _KEPT_FILES.values():
+    _close_all(_KEPT_FILES)
+
+
+def _close_all(fds: dict) -> None:
+    """Close the descriptors that are ``fds``' values, and empty it."""
+    for fd in fds.values():
         try:
             os.close(fd)
         except OSError:
             pass
-    _KEPT_FILES.clear()
+    fds.clear()
 
 
 def _stat_fields(stat_path: str) -> list[bytes]:
@@ -1349,12 +1354,7 @@ def reset(pid1: bool) -> dict:
     without a sandbox."""
     sweep(pid1, None)
     PERSISTENT.forget()
-    for fd in _OUTPUTS.values():
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    _OUTPUTS.clear()
+    _close_all(_OUTPUTS)
     _ENDS.clear()
     os.chdir("/")
     problems = []
