@@ -15,7 +15,7 @@ TEST_JOBS ?= 4
 TEST_TMP ?= $(shell $(BIN)/python tests/ram_disk.py)
 PYTEST = $(if $(TEST_TMP),TMPDIR=$(TEST_TMP) )$(BIN)/python -m pytest -q -n $(TEST_JOBS) \
          $(if $(TEST_TMP),-o tmp_path_retention_count=1)
-.PHONY: run test check bench clean bytecode
+.PHONY: run test check bench bench-ab clean bytecode
 
 # The checkout's bytecode, brought up to date before anything runs: with
 # PYTHONDONTWRITEBYTECODE set (many CI and Docker images set it) nothing else
@@ -72,6 +72,10 @@ check: bytecode $(REWRITTEN)
 
 bench: bytecode
 	$(BIN)/python tests/bench/run.py
+
+# This checkout against another revision, in one run: make bench-ab BASE=main
+bench-ab: bytecode
+	$(BIN)/python tests/bench/ab.py $(BASE)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
