@@ -16,7 +16,7 @@ each side's median over the rounds, this checkout's over the base's, and in
 how many rounds this checkout's game was the quicker.  The programs and a
 copy of this checkout's SDK are in a temporary folder of their own, which
 both sides' sandboxes show (not the base's checkout: with it inside the
-programs' folder that side's games were ~10% slower against the same code),
+programs' folder that side's games were 5-10% slower against the same code),
 on a RAM disk where ``tests/ram_disk.py`` finds one, as ``bench_series``'s.
 
 Environment: AB_ROUNDS (6), AB_GAMES (30), AB_SANDBOXES (``auto,none``),
