@@ -15,9 +15,9 @@ spawned; a game costs the long series less the short one over ``AB_GAMES - 2``
 each side's median over the rounds, this checkout's over the base's, and in
 how many rounds this checkout's game was the quicker.  The programs and a
 copy of this checkout's SDK are in a temporary folder of their own, which
-both sides' sandboxes show (not the base's checkout: with it inside the
-programs' folder that side's games were 5-10% slower against the same code),
-on a RAM disk where ``tests/ram_disk.py`` finds one, as ``bench_series``'s.
+both sides' sandboxes show (with the base's checkout and the series' output
+in that folder too, the first version read 0.91-0.95 against itself), on a
+RAM disk where ``tests/ram_disk.py`` finds one, as ``bench_series``'s.
 
 Environment: AB_ROUNDS (6), AB_GAMES (30), AB_SANDBOXES (``auto,none``),
 AB_KINDS (``persistent``; ``persistent,spawned`` for both).  Fewer rounds or
