@@ -93,10 +93,7 @@ def main() -> int:
             print(f"ab: cannot check {base_rev!r} out: {made.stderr.strip()}", file=sys.stderr)
             return 2
         try:
-            for side in (base, ROOT):  # both with their bytecode written, as `make bytecode` does
-                subprocess.run([PYTHON, "-m", "compileall", "-q", str(side / "referee")], check=True,
-                               stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})
-            programs = root / "programs"  # a folder of their own: not the base's, which a sandbox shows too
+            programs = root / "programs"  # a folder of their own (see the module doc)
             shutil.copytree(SDK / "referee_sdk", programs / "referee_sdk")
             (programs / "trivial.py").write_text(TRIVIAL.replace(repr(str(SDK)), repr(str(programs))))
             (programs / "player.py").write_text(PLAYER)
@@ -105,6 +102,9 @@ def main() -> int:
             sides = {"base": base, "this": ROOT}
             runs: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
             try:
+                for side in (base, ROOT):  # both with their bytecode written, as `make bytecode` does
+                    subprocess.run([PYTHON, "-m", "compileall", "-q", str(side / "referee")], check=True,
+                                   stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})
                 for n in range(rounds):
                     order = ("base", "this") if n % 2 == 0 else ("this", "base")
                     for kind in kinds:
@@ -113,7 +113,8 @@ def main() -> int:
                                 runs.setdefault((kind, sandbox, side), []).append(
                                     per_game(sides[side], players[kind], sandbox, games, root / "out"))
             except subprocess.CalledProcessError as exc:
-                print(f"ab: a series failed (exit {exc.returncode}): {' '.join(exc.cmd)}", file=sys.stderr)
+                print(f"ab: a command failed (exit {exc.returncode}): {' '.join(map(str, exc.cmd))}",
+                      file=sys.stderr)
                 return 1
             rows = []
             for kind in kinds:
