@@ -366,9 +366,7 @@ def _output(path: str) -> tuple[int, int]:
         _ENDS.pop(fd, None)
         os.close(fd)
     if len(_OUTPUTS) >= 4:  # a seat has two; never let a stream of paths pile up fds
-        for held_fd in _OUTPUTS.values():
-            os.close(held_fd)
-        _OUTPUTS.clear()
+        _close_all(_OUTPUTS)
         _ENDS.clear()
     fd = _OUTPUTS[path] = _open_output(path)
     return fd, _size(fd)
