@@ -33,6 +33,15 @@ the default temp dir otherwise; the header says which):
   per series**: the 2-game series less two games.  The whole command over N
   is shown too (with N = 10 the once-per-series cost alone was ~0.7 times
   the floor per game, and it shrinks as 1/N);
+- a reference beside the persistent rows: each game played by one process
+  with nothing between it and its players (``lean_engine``: the rules, the
+  views, the freeze and the log of every step, and none of the referee's
+  safety: no seat host, sandbox, folder checks, sweep or limits), counted
+  as the floor is (from the players' start) and its steps alone (what a
+  series that starts its players ahead would pay a game with it).  The
+  distance from it to the series rows is the cost of the referee's design
+  (a worker and a seat host a seat, each step through both) and its
+  safety; the distance from it to the floor is the step's own work;
 - step 1 against the later steps: each persistent game's first step wall
   over the median of its later ones (as logged), the median over games; and
   the same of the floor's games (the bare driver's turns), whose players
@@ -62,6 +71,7 @@ from pathlib import Path
 from bare_driver import children_cpu, protocol_steps, spawned_steps  # run as a script from this folder
 from bench_core import BOARD, PLAYER, print_table
 from bench_persistent import TRIVIAL, bare_match
+from lean_engine import lean_match
 from referee.core.sandbox import resolve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the RAM disk's checks
@@ -135,6 +145,7 @@ class Floors:
         self.spawn_todo: list[Path] = []
         self.kept: list[tuple[float, float, float, float]] = []  # a game's (wall, players' CPU, the
         # driver's CPU in the file work, in all its work)
+        self.lean: list[tuple[float, float]] = []  # a game played by lean_engine: (wall, its steps')
         self.first: list[tuple[float, float]] = []  # each kept-alive game's step 1 (s) and its median later step
         self.spawns: list[float] = []  # wall of each spawned step
         self.spawn_cpu: list[float] = []
@@ -157,6 +168,7 @@ class Floors:
             wall = bare_match(self.root, game, self.kept_argv, tag, driver, turns)
             self.kept.append((wall, children_cpu() - players, *driver[0]))
             self.first.append((turns[0], statistics.median(turns[1:])))
+            self.lean.append(lean_match(self.root, BOARD, 1, self.kept_argv, f"l{len(self.lean)}-"))
         del self.todo[:count]
         count = len(self.spawn_todo) if last else min(1, len(self.spawn_todo))
         for game in self.spawn_todo[:count]:
@@ -212,6 +224,10 @@ def main() -> None:
     ]
     floors_of = {"persistent": (floor_kept, cpu_kept), "spawned": (floor_spawned, steps * cpu_spawn)}
     rows += series_rows(runs, ones, floors_of, 0, "")
+    lean, lean_steps = (statistics.mean(g[i] for g in floors.lean) for i in (0, 1))
+    rows.append((f"  reference, counted as the floor: each game played by one process, no seat host "
+                 f"(lean_engine: the rules, views, freeze and log; its steps alone {lean_steps * 1000:.1f} ms)",
+                 f"{lean * 1000:.1f} ms", f"{lean / floor_kept:.2f}"))
     rows += [(f"CPU, floor, kept alive: per game, the players' {players_kept * 1000:.1f} and the file work's "
               f"{files_kept * 1000:.1f} (not counted: the rest of the driver's, {(driver_kept - files_kept) * 1000:.1f})",
               f"{cpu_kept * 1000:.1f} ms", "1.00"),
