@@ -34,18 +34,22 @@ from referee.core import views
 from referee.core.game import Setup
 from referee.core.log import state_hash
 from referee.core.registry import get_game
-from referee.core.runner import Limits
+from referee.core.rng import chance_seed, match_key
 from referee.core.seathost import READ_SYSCALL, _process_cpu_clock
+from referee.core.settings import resolve_limits
 
 
 def lean_match(root: Path, board: Path, seed: int, argv: list[str], tag: str) -> tuple[float, float]:
     """Wall seconds of a Cantris match on ``board`` played by two copies of
-    the SDK program ``argv`` kept alive: as the bare driver's floor counts
-    them (from their start: started at once, each frozen once it waits for
-    its first request), and of its steps alone (what a series that starts
-    its players ahead, as the referee's does, would pay a game)."""
+    the SDK program ``argv`` kept alive (state.json as the referee writes it
+    for ``--player persistent:ARGV`` twice, ``--seed SEED``): as the bare
+    driver's floor counts them (from their start: started at once, each
+    frozen once it waits for its first request), and of its steps alone
+    (what a series that starts its players ahead, as the referee's does,
+    would pay a game)."""
     game = get_game("cantris")
-    setup = Setup("standard", 2, seed, game.parse_board(board.read_text(), str(board), "standard"))
+    setup = Setup("standard", 2, chance_seed(match_key(seed)),  # the match's chances, as the referee's
+                  game.parse_board(board.read_text(), str(board), "standard"))
     start = time.perf_counter()
     with kept_alive(root, argv, tag) as seats:
         for _, player in seats.values():
@@ -53,7 +57,7 @@ def lean_match(root: Path, board: Path, seed: int, argv: list[str], tag: str) ->
         folders = {seat: SeatFolder(folder) for seat, (folder, _) in seats.items()}
         try:
             began = time.perf_counter()
-            _play(game, setup, seats, folders, root / f"{tag}log.jsonl")
+            _play(game, setup, f"persistent:{' '.join(argv)}", seats, folders, root / f"{tag}log.jsonl")
             steps = time.perf_counter() - began
         finally:
             for folder in folders.values():
@@ -63,9 +67,9 @@ def lean_match(root: Path, board: Path, seed: int, argv: list[str], tag: str) ->
     return time.perf_counter() - start, steps
 
 
-def _play(game, setup: Setup, seats: dict, folders: dict[int, SeatFolder], log_path: Path) -> None:
+def _play(game, setup: Setup, name: str, seats: dict, folders: dict[int, SeatFolder], log_path: Path) -> None:
     state = game.initial_state(setup)
-    facts = views.MatchFacts(game, setup.variant, setup.seed, ["1", "2"], Limits())
+    facts = views.MatchFacts(game, setup.variant, setup.seed, [name, name], resolve_limits(game, {}))
     history, status = views.History(), {1: "active", 2: "active"}
     states, given, cpu = [state], {1: 0, 2: 0}, {1: 0.0, 2: 0.0}
     step = 0
