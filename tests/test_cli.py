@@ -241,3 +241,55 @@ def test_replace_refuses_a_folder_that_is_not_a_match(tmp_path):
                    "--out", "notes", "--replace", cwd=tmp_path)
     assert proc.returncode == 2 and "is not a match folder" in proc.stderr
     assert (tmp_path / "notes" / "thesis.tex").read_text() == "precious"
+
+
+def _damage_line(folder: Path, index: int, old: str, new: str | bytes) -> None:
+    """Replace ``old`` by ``new`` in log line ``index`` (0-based), bytes as given."""
+    lines = (folder / "log.jsonl").read_bytes().split(b"\n")
+    assert old.encode() in lines[index]
+    lines[index] = lines[index].replace(old.encode(), new.encode() if isinstance(new, str) else new)
+    (folder / "log.jsonl").write_bytes(b"\n".join(lines))
+
+
+def _damage_yaml(folder: Path, old: str, new: str) -> None:
+    text = (folder / "match.yaml").read_text()
+    assert old in text
+    (folder / "match.yaml").write_text(text.replace(old, new, 1))
+
+
+FOLDER_DAMAGE = {
+    # name: (edit, file and line, message)
+    "not_utf8": (lambda f: _damage_line(f, 1, '"step":2', b'"step":2,"x":"\xff"'), "log.jsonl:2:16:",
+                 "not UTF-8 text (byte 0xff)"),
+    "step_as_text": (lambda f: _damage_line(f, 2, '"step":3', '"step":"3"'), "log.jsonl:3:",
+                     "step: expected an integer, got '3'"),
+    "player_zero": (lambda f: _damage_line(f, 1, '"player":2', '"player":0'), "log.jsonl:2:",
+                    "player: expected a number of 1 or more"),
+    "wall_as_text": (lambda f: _damage_line(f, 0, '"wall_ms":', '"wall_ms":"x","w":'), "log.jsonl:1:",
+                     "wall_ms: expected a number or null"),
+    "decision_as_number": (lambda f: _damage_line(f, 0, '"decision":', '"decision":7,"d":'),
+                           "log.jsonl:1:", "decision: expected text or null"),
+    "players_not_a_list": (lambda f: _damage_yaml(f, "players:\n", "players: 5\nxplayers:\n"),
+                           "match.yaml:", "players: expected a list, got 5"),
+    "seed_as_bool": (lambda f: _damage_yaml(f, "\nseed: 5", "\nseed: true"), "match.yaml:",
+                     "seed: expected an integer, got True"),
+    "unknown_game": (lambda f: _damage_yaml(f, "game: cantris", "game: chess"), "match.yaml:",
+                     "game: unknown game 'chess'"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(FOLDER_DAMAGE))
+@pytest.mark.parametrize("command", [("replay", "--verify"), ("replay", "--step", "1"),
+                                     ("rerun", "--step", "1")])
+def test_a_damaged_folder_is_one_line_naming_its_file_and_line(finished, tmp_path, damage, command):
+    """A hand-edited, forged or half-written log or match.yaml: every command
+    that reads the folder says where, in one line, and never computes with it."""
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    edit, where, message = FOLDER_DAMAGE[damage]
+    edit(copy)
+    proc = referee(command[0], copy, *command[1:])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"referee: error: {copy / where}") and message in lines[0], lines
