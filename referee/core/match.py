@@ -216,7 +216,11 @@ class Match:
         self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
         self.disk_used = {pid: 0 for pid in range(1, n + 1)}  # bytes, at each seat's last check
         self.spares = Spares(prepared.out / "players")
-        self.seats = {pid: SeatFolder(prepared.out, pid, check_snapshots=not prepared.sandbox.on,
+        # The seat folders by their real path: the sandbox shows a seat's
+        # folder there, and its host, HOME and the player are told it (an
+        # --out through a link or a `..` was "cannot enter the seat folder").
+        self.seat_root = prepared.out.resolve()
+        self.seats = {pid: SeatFolder(self.seat_root, pid, check_snapshots=not prepared.sandbox.on,
                                       spares=self.spares)
                       for pid in range(1, n + 1)}
         self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.chance,
@@ -357,7 +361,7 @@ class Match:
                                p.out.parent, home)
         if warm is not None and warm.slot is not None:
             self.seats[pid].close()
-            self.seats[pid] = SeatFolder(p.out, pid, check_snapshots=not p.sandbox.on,
+            self.seats[pid] = SeatFolder(self.seat_root, pid, check_snapshots=not p.sandbox.on,
                                          spares=self.spares, folder=warm.slot)
         return warm
 
