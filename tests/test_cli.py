@@ -293,3 +293,19 @@ def test_a_damaged_folder_is_one_line_naming_its_file_and_line(finished, tmp_pat
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"referee: error: {copy / where}") and message in lines[0], lines
+
+
+@pytest.mark.parametrize("command", [
+    ("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random"),
+    ("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random", "--games", "2"),
+    ("check-bot", "cantris", "--player", "builtin:random"),
+])
+@pytest.mark.parametrize("out", ["notes.txt", "notes.txt/m"])
+def test_an_output_folder_that_is_a_file_is_one_line_and_the_file_is_kept(tmp_path, command, out):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    proc = referee(*command, "--out", out, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"referee: error: output folder {out} ") \
+        and "not a folder" in lines[0], lines
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"

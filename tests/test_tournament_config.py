@@ -65,6 +65,10 @@ def test_a_good_config(tmp_path):
     (("seed: 4", "rounds: 2"), "class.yaml:4: rounds: a positive number of rounds, for round_robin or swiss only"),
     (("seed: 4", "players: 3"), "class.yaml:4: players: cantris is played by 2 players, not 3"),
     (("seed: 4", "settings: {depth: 3}"), "class.yaml:4: settings.depth: unknown setting 'depth'"),
+    # the results folder is the config file itself, or the config's own folder
+    (("seed: 4", "out: class.yaml"), "class.yaml:4: out: the results folder "),
+    (("seed: 4", "out: class.yaml/x"), "class.yaml, which is a file, not a folder"),
+    (("seed: 4", "out: ''"), "class.yaml:4: out: expected a folder's name, got an empty one"),
 ])
 def test_errors_name_line_and_key(tmp_path, change, expected):
     assert expected in error(tmp_path, GOOD.replace(*change))

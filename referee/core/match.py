@@ -161,6 +161,7 @@ def prepare(spec: MatchSpec) -> Prepared:
         raise InputError(f"{len(names)} names given for {n} players")
     agents = [make_agent(p, game, limits, spec.base_dir, spec.color, spec.browser) for p in spec.players]
     out = Path(spec.out) if spec.out else default_out(game.name, seed, spec.base_dir / "step_logs")
+    files.check_folder(out)
     if out.exists() and any(out.iterdir()):
         if not spec.replace:
             raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")

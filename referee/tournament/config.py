@@ -21,7 +21,7 @@ import yaml
 from referee.core.errors import InputError
 from referee.core.game import Game
 from referee.core.humans import is_human
-from referee.core import settings as settings_mod
+from referee.core import files, settings as settings_mod
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.rng import derived_key, derived_rng
@@ -217,7 +217,7 @@ def load_config(path: Path) -> TournamentConfig:
         seeding=r.choice("seeding", SEEDINGS, "config"), rounds=rounds,
         limits=_limits(r, game), policy=r.choice("policy", POLICIES, None),
         settings=_settings(r, game), seed=0,
-        out=base / r.get("out", str, f"{path.stem}-results"),
+        out=_out(r, base, path),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
         pass_env=tuple(_pass_env(r)),
     )
@@ -230,6 +230,19 @@ def load_config(path: Path) -> TournamentConfig:
         config = dataclasses.replace(config, seed=seed)
     _check_matches(r, config)
     return config
+
+
+def _out(r: _Reader, base: Path, path: Path) -> Path:
+    """The results folder: a folder's name (not empty: that was the config's
+    own folder, filled with games), and not a file."""
+    name = r.get("out", str, f"{path.stem}-results")
+    if not name.strip():
+        raise r.fail(("out",), "expected a folder's name, got an empty one")
+    try:
+        files.check_folder(base / name, "the results folder")
+    except InputError as exc:
+        raise r.fail(("out",), exc.message) from None
+    return base / name
 
 
 def saved_chance(out: Path) -> tuple[int | None, str | None]:

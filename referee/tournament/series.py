@@ -282,6 +282,7 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
 def prepare_out(out: Path, replace: bool) -> None:
     """A series folder is new, or replaced as a whole with --replace (only if
     it is one: --replace never deletes anything else)."""
+    files.check_folder(out)
     if out.exists() and any(out.iterdir()):
         if not replace:
             raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
