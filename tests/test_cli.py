@@ -309,3 +309,32 @@ def test_an_output_folder_that_is_a_file_is_one_line_and_the_file_is_kept(tmp_pa
     assert len(lines) == 1 and lines[0].startswith(f"referee: error: output folder {out} ") \
         and "not a folder" in lines[0], lines
     assert (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("seed: 1\nreplace: 'no'\n", "c.yaml:2: 'replace' must be true or false, got 'no'"),
+    ("quiet: maybe\n", "c.yaml:1: 'quiet' must be true or false"),
+    ("games: 2.5\n", "c.yaml:1: 'games' must be a whole number of 1 or more, got 2.5"),
+    ("games: true\n", "c.yaml:1: 'games' must be a whole number of 1 or more, got True"),
+    ("games: abc\n", "c.yaml:1: 'games' must be a whole number"),
+    ("games: 2\njobs: -1\n", "c.yaml:2: 'jobs' must be a whole number of 1 or more, got -1"),
+    ("board: 5\n", "c.yaml:1: 'board' must be a non-empty string, got 5"),
+    ("boards: b.txt\n", "c.yaml:1: 'boards' must be a list of board files"),
+    ("policy: lenient\n", "c.yaml:1: 'policy' must be one of forfeit, eject, random"),
+    ("seed: 1\ntime_limit: -3\n", "c.yaml:2: time_limit: limit soft_time: must be positive"),
+    ("settings: {memory_mb: [1]}\n", "c.yaml:1: settings: limit memory_mb: expected a number"),
+    ("variant: big\n", "c.yaml:1: variant: unknown variant 'big' for cantris"),
+    ("seed: 1\n\xff: 2\n", "c.yaml:2:1: not UTF-8 text (byte 0xff)"),
+])
+def test_a_play_config_value_of_the_wrong_type_is_one_line_at_its_line(tmp_path, text, expected):
+    """Each was computed with as given: a traceback, or worse ('no' was true
+    and replaced the folder; 2.5 games were two pairs)."""
+    (tmp_path / "c.yaml").write_bytes(text.encode("latin-1"))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "match.yaml").write_text("game: cantris\n")  # --replace would take it
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--config", "c.yaml", "--out", "m", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: error: ") and expected in lines[0], lines
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["match.yaml"]

@@ -105,6 +105,14 @@ def test_bad_yaml_is_located(tmp_path):
     assert "class.yaml:2:7: not valid YAML" in error(tmp_path, "game: cantris\nseed: : 3\n")
 
 
+def test_a_byte_that_is_not_utf8_is_located(tmp_path):
+    path = tmp_path / "class.yaml"
+    path.write_bytes(b"\xef\xbb\xbfgame: cantris\nseed: 4\xff\n")
+    with pytest.raises(InputError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}:2:8: not UTF-8 text (byte 0xff); save it as UTF-8"
+
+
 def test_cli_exits_2_with_one_line(tmp_path):
     path = write(tmp_path, GOOD.replace("seed: 4", "seed: four"))
     result = CliRunner().invoke(main, ["tournament", str(path)])

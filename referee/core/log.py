@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import yaml
 
 from . import files
-from .errors import InputError
+from .errors import InputError, not_utf8
 from .later import NO_SPACE
 from .game import Game, GameState
 
@@ -174,7 +174,7 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
     except UnicodeDecodeError as exc:
-        raise _not_utf8(path, path.read_bytes(), exc) from None
+        raise not_utf8(path, exc) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -184,15 +184,6 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError("expected a mapping at the top level", str(path), 1)
     return data
-
-
-def _not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError, first_line: int = 1) -> InputError:
-    """The one-line error for a byte that is not UTF-8, at its line and column
-    (an editor, a crash mid-write or a forger put it there)."""
-    before = data[:exc.start]
-    line = first_line + before.count(b"\n")
-    column = exc.start - (before.rfind(b"\n") + 1) + 1
-    return InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", str(path), line, column)
 
 
 MATCH_YAML_TYPES: dict[str, tuple[type, ...]] = {
@@ -287,7 +278,7 @@ def parse_record(line: bytes | str, path: Path, number: int) -> dict[str, Any] |
         try:
             line = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _not_utf8(path, line, exc, number) from None
+            raise not_utf8(path, exc, number) from None
     if not line.strip():
         return None
     try:

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from referee.core.errors import InputError
+from referee.core.errors import InputError, not_utf8
 from referee.core.game import Game
 from referee.core.humans import is_human
 from referee.core import files, settings as settings_mod
@@ -175,9 +175,10 @@ def open_config(path: Path, what: str, keys: tuple[str, ...] | dict
     its variant looked up; every problem one line naming the file and line."""
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the {what} config: {getattr(exc, 'strerror', None) or exc}",
-                         str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} config: {exc.strerror or exc}", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
     r = _Reader(path, text)
     unknown = [k for k in r.data if k not in keys]
     if unknown:
