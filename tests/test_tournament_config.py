@@ -63,6 +63,9 @@ def test_a_good_config(tmp_path):
     (("command: builtin:random", "command: human"), "entrants[0].command: a human cannot play"),
     (("seed: 4", "sed: 4"), "class.yaml:4: sed: unknown key"),
     (("seed: 4", "rounds: 2"), "class.yaml:4: rounds: a positive number of rounds, for round_robin or swiss only"),
+    # a typo of a count: the schedule was built for hours before the first game
+    (("format: double_elimination", "format: round_robin\nrounds: 99999999999"),
+     "class.yaml:3: rounds: at most 100000 rounds, got 99999999999"),
     (("seed: 4", "players: 3"), "class.yaml:4: players: cantris is played by 2 players, not 3"),
     (("seed: 4", "settings: {depth: 3}"), "class.yaml:4: settings.depth: unknown setting 'depth'"),
     # the results folder is the config file itself, or the config's own folder

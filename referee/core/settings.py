@@ -22,6 +22,12 @@ MAX_LIMIT = 1_000_000
 a half, a terabyte; beyond it a value is a typo, and would overflow the
 operating system's limits."""
 
+MAX_GAMES = 100_000
+"""The most games a series, a tournament's rounds or a grading config's
+games per board may ask for: a day's play at a game a second.  Beyond it a
+number is a typo (99999999999 rounds), and the schedule alone filled the
+memory or ran for hours before the first game."""
+
 
 class StrictYamlLoader(yaml.SafeLoader):
     """YAML as the referee reads it: a bare value is an int only if it is

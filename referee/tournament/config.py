@@ -206,6 +206,8 @@ def load_config(path: Path) -> TournamentConfig:
     rounds = r.get("rounds", int)
     if rounds is not None and (rounds < 1 or fmt not in ("round_robin", "swiss")):
         raise r.fail(("rounds",), "a positive number of rounds, for round_robin or swiss only")
+    if rounds is not None and rounds > settings_mod.MAX_GAMES:
+        raise r.fail(("rounds",), f"at most {settings_mod.MAX_GAMES} rounds, got {rounds}")
     entrants = _entrants(r, game, base)
     if len(entrants) < max(2, size):
         raise r.fail(("entrants",), f"at least {max(2, size)} entrants are needed, got {len(entrants)}")
