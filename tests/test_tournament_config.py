@@ -63,6 +63,9 @@ def test_a_good_config(tmp_path):
     (("command: builtin:random", "command: human"), "entrants[0].command: a human cannot play"),
     (("seed: 4", "sed: 4"), "class.yaml:4: sed: unknown key"),
     (("seed: 4", "rounds: 2"), "class.yaml:4: rounds: a positive number of rounds, for round_robin or swiss only"),
+    # YAML keeps the last of a key given twice: this was a Tsuro tournament
+    (("seed: 4", "seed: 4\ngame: tsuro"), "class.yaml:5:1: not valid YAML: key 'game' is given twice "
+                                          "(first on line 1)"),
     # a typo of a count: the schedule was built for hours before the first game
     (("format: double_elimination", "format: round_robin\nrounds: 99999999999"),
      "class.yaml:3: rounds: at most 100000 rounds, got 99999999999"),

@@ -38,6 +38,26 @@ class StrictYamlLoader(yaml.SafeLoader):
     message as on the command line."""
 
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        """A key given twice in one mapping is an error at its second line:
+        YAML keeps the last silently, so ``game: cantris`` then ``game:
+        tsuro`` ran a Tsuro tournament (merges, ``<<:``, may override)."""
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node.start_mark.line + 1)
+            except TypeError:  # an unhashable key: SafeLoader's own error says so
+                continue
+            if first != key_node.start_mark.line + 1:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"key {key!r} is given twice (first on line {first})", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
 StrictYamlLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers
             if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
