@@ -12,7 +12,7 @@ import click
 import yaml
 
 from referee import __version__
-from referee.core.errors import InputError
+from referee.core.errors import InputError, not_utf8
 from referee.core.settings import env_names, load_yaml, parse_assignment, seed_value
 from referee.core.visible import visible
 
@@ -101,8 +101,10 @@ def load_config(path: Path) -> dict[str, Any]:
     lists the known keys."""
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
     try:
         raw = load_yaml(text) or {}
     except yaml.YAMLError as exc:
@@ -135,7 +137,68 @@ def load_config(path: Path) -> dict[str, Any]:
         data["pass_env"] = env_names(data["pass_env"], str(path), _key_line(text, "pass_env"))
     if data.get("game") is not None and not isinstance(data["game"], str):
         raise InputError("'game' must be a game name", str(path), _key_line(text, "game"))
+    for key, value in data.items():
+        problem = _config_value_problem(key, value)
+        if problem:
+            raise InputError(f"{key!r} {problem}, got {value!r}"[:200], str(path), _key_line(text, key))
     return data
+
+
+CONFIG_TEXT = ("board", "out", "variant", "sprt", "cluster")
+CONFIG_FLAGS = ("replace", "quiet", "color", "show_output", "no_browser")
+CONFIG_CHOICES = {"policy": ("forfeit", "eject", "random"), "sandbox": ("auto", "bwrap", "none")}
+
+
+def _config_value_problem(key: str, value: Any) -> str | None:
+    """What is wrong with a config value's type, or None.  Checked here, at
+    its line, because the command computed with it as given: ``replace:
+    "no"`` was true (an overwritten folder), ``games: 2.5`` two pairs, a
+    ``board: 5`` or ``jobs: -1`` a traceback."""
+    if value is None:
+        return None
+    if key in CONFIG_TEXT and not (isinstance(value, str) and value.strip()):
+        return "must be a non-empty string"
+    if key in CONFIG_FLAGS and not isinstance(value, bool):
+        return "must be true or false"
+    if key in CONFIG_CHOICES and value not in CONFIG_CHOICES[key]:
+        return f"must be one of {', '.join(CONFIG_CHOICES[key])}"
+    if key in ("games", "jobs") and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        return "must be a whole number of 1 or more"
+    if key == "boards" and not (isinstance(value, list) and value
+                                and all(isinstance(b, str) and b.strip() for b in value)):
+        return "must be a list of board files, folders or patterns"
+    if key == "time_limit" and (isinstance(value, bool) or not isinstance(value, (int, float, str))):
+        return "must be a number of seconds"
+    return None
+
+
+def _check_config_values(conf: dict[str, Any], config: Path, game_name: str) -> None:
+    """The config's game settings, limits, time limit and variant checked
+    against the game, each error at its key's line (checked later, they
+    were one line that did not say it came from the config)."""
+    from referee.core import settings as settings_mod
+    from referee.core.registry import get_game
+
+    game = get_game(game_name)
+    text = config.read_text(encoding="utf-8-sig")
+    def settings(values: dict[str, Any]) -> None:  # a limit may be given among settings too
+        settings_mod.resolve_limits(game, settings_mod.split(values, game)[1])
+
+    checks = [("settings", lambda: settings(conf.get("settings") or {})),
+              ("set", lambda: settings(dict(map(parse_assignment, conf.get("set") or [])))),
+              ("limits", lambda: settings_mod.resolve_limits(game, conf.get("limits") or {})),
+              ("time_limit", lambda: settings_mod.resolve_limits(game, {"soft_time": conf["time_limit"]}))]
+    for key, check in checks:
+        if conf.get(key) is None:
+            continue
+        try:
+            check()
+        except InputError as exc:
+            raise InputError(f"{key}: {exc.message}", str(config), _key_line(text, key)) from None
+    variant = conf.get("variant")
+    if variant is not None and variant not in game.variants:
+        raise InputError(f"variant: unknown variant {variant!r} for {game.name}; choose one of: "
+                         f"{', '.join(game.variants)}", str(config), _key_line(text, "variant"))
 
 
 def _key_line(text: str, key: str) -> int | None:
@@ -204,6 +267,8 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     get_game(game)  # an unknown game is the first thing to say
     if conf.get("game") not in (None, game):
         raise InputError(f"config is for game {conf['game']!r}, not {game!r}", str(config))
+    if config:
+        _check_config_values(conf, config, game)
     settings = dict(conf.get("settings") or {})
     limits = dict(conf.get("limits") or {})
     for text in [*(conf.get("set") or []), *assignments]:

@@ -46,7 +46,10 @@ def load(root: Path) -> GameReplay:
     for key in ("game", "players", "seed"):
         if key not in match:
             raise InputError(f"missing key {key!r}", source)
-    game = get_game(str(match["game"]))
+    try:
+        game = get_game(match["game"])
+    except InputError as exc:  # a game not installed here, or a forged name
+        raise InputError(f"game: {exc.message}", source) from None
     variant = match.get("variant") or game.variants[0]
     board = None
     board_info = match.get("board") or {}

@@ -26,7 +26,7 @@ from referee.core.errors import InputError
 from referee.core.humans import HUMAN_SPECS
 from referee.core.runner import Limits
 from referee.core.game import GameState
-from referee.core.log import REQUIRED_LOG_KEYS, line_hash, state_hash
+from referee.core.log import line_hash, parse_record, state_hash
 from referee.core.match import forfeit_outcome
 from referee.core.rng import derived_rng, recorded_chance
 from referee.core.verdicts import Verdict
@@ -58,6 +58,8 @@ def _raw_lines(root: Path) -> list[bytes]:
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("missing (is this a match folder?)", str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -67,19 +69,14 @@ def _raw_lines(root: Path) -> list[bytes]:
 
 
 def _records(root: Path, lines: list[bytes]) -> list[dict[str, Any]]:
+    """Every line a record (see :func:`parse_record`); a blank line is damage
+    here too, since the hash chain counts lines."""
+    path = root / "log.jsonl"
     records = []
     for number, line in enumerate(lines, start=1):
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            col = getattr(exc, "colno", None)
-            raise InputError(f"not valid JSON: {getattr(exc, 'msg', exc)}", str(root / "log.jsonl"),
-                             number, col) from None
-        if not isinstance(record, dict):
-            raise InputError("expected a JSON object", str(root / "log.jsonl"), number)
-        missing = [k for k in REQUIRED_LOG_KEYS if k not in record]
-        if missing:
-            raise InputError(f"record lacks {', '.join(missing)}", str(root / "log.jsonl"), number)
+        record = parse_record(line, path, number)
+        if record is None:
+            raise InputError("a blank line (a log line is one JSON record per step)", str(path), number)
         records.append(record)
     return records
 

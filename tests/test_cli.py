@@ -241,3 +241,101 @@ def test_replace_refuses_a_folder_that_is_not_a_match(tmp_path):
                    "--out", "notes", "--replace", cwd=tmp_path)
     assert proc.returncode == 2 and "is not a match folder" in proc.stderr
     assert (tmp_path / "notes" / "thesis.tex").read_text() == "precious"
+
+
+def _damage_line(folder: Path, index: int, old: str, new: str | bytes) -> None:
+    """Replace ``old`` by ``new`` in log line ``index`` (0-based), bytes as given."""
+    lines = (folder / "log.jsonl").read_bytes().split(b"\n")
+    assert old.encode() in lines[index]
+    lines[index] = lines[index].replace(old.encode(), new.encode() if isinstance(new, str) else new)
+    (folder / "log.jsonl").write_bytes(b"\n".join(lines))
+
+
+def _damage_yaml(folder: Path, old: str, new: str) -> None:
+    text = (folder / "match.yaml").read_text()
+    assert old in text
+    (folder / "match.yaml").write_text(text.replace(old, new, 1))
+
+
+FOLDER_DAMAGE = {
+    # name: (edit, file and line, message)
+    "not_utf8": (lambda f: _damage_line(f, 1, '"step":2', b'"step":2,"x":"\xff"'), "log.jsonl:2:16:",
+                 "not UTF-8 text (byte 0xff)"),
+    "step_as_text": (lambda f: _damage_line(f, 2, '"step":3', '"step":"3"'), "log.jsonl:3:",
+                     "step: expected an integer, got '3'"),
+    "player_zero": (lambda f: _damage_line(f, 1, '"player":2', '"player":0'), "log.jsonl:2:",
+                    "player: expected a number of 1 or more"),
+    "wall_as_text": (lambda f: _damage_line(f, 0, '"wall_ms":', '"wall_ms":"x","w":'), "log.jsonl:1:",
+                     "wall_ms: expected a number or null"),
+    "decision_as_number": (lambda f: _damage_line(f, 0, '"decision":', '"decision":7,"d":'),
+                           "log.jsonl:1:", "decision: expected text or null"),
+    "players_not_a_list": (lambda f: _damage_yaml(f, "players:\n", "players: 5\nxplayers:\n"),
+                           "match.yaml:", "players: expected a list, got 5"),
+    "seed_as_bool": (lambda f: _damage_yaml(f, "\nseed: 5", "\nseed: true"), "match.yaml:",
+                     "seed: expected an integer, got True"),
+    "unknown_game": (lambda f: _damage_yaml(f, "game: cantris", "game: chess"), "match.yaml:",
+                     "game: unknown game 'chess'"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(FOLDER_DAMAGE))
+@pytest.mark.parametrize("command", [("replay", "--verify"), ("replay", "--step", "1"),
+                                     ("rerun", "--step", "1")])
+def test_a_damaged_folder_is_one_line_naming_its_file_and_line(finished, tmp_path, damage, command):
+    """A hand-edited, forged or half-written log or match.yaml: every command
+    that reads the folder says where, in one line, and never computes with it."""
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    edit, where, message = FOLDER_DAMAGE[damage]
+    edit(copy)
+    proc = referee(command[0], copy, *command[1:])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"referee: error: {copy / where}") and message in lines[0], lines
+
+
+@pytest.mark.parametrize("command", [
+    ("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random"),
+    ("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random", "--games", "2"),
+    ("check-bot", "cantris", "--player", "builtin:random"),
+])
+@pytest.mark.parametrize("out", ["notes.txt", "notes.txt/m"])
+def test_an_output_folder_that_is_a_file_is_one_line_and_the_file_is_kept(tmp_path, command, out):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    proc = referee(*command, "--out", out, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"referee: error: output folder {out} ") \
+        and "not a folder" in lines[0], lines
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("seed: 1\nreplace: 'no'\n", "c.yaml:2: 'replace' must be true or false, got 'no'"),
+    ("quiet: maybe\n", "c.yaml:1: 'quiet' must be true or false"),
+    ("games: 2.5\n", "c.yaml:1: 'games' must be a whole number of 1 or more, got 2.5"),
+    ("games: true\n", "c.yaml:1: 'games' must be a whole number of 1 or more, got True"),
+    ("games: abc\n", "c.yaml:1: 'games' must be a whole number"),
+    ("games: 2\njobs: -1\n", "c.yaml:2: 'jobs' must be a whole number of 1 or more, got -1"),
+    ("board: 5\n", "c.yaml:1: 'board' must be a non-empty string, got 5"),
+    ("boards: b.txt\n", "c.yaml:1: 'boards' must be a list of board files"),
+    ("policy: lenient\n", "c.yaml:1: 'policy' must be one of forfeit, eject, random"),
+    ("seed: 1\ntime_limit: -3\n", "c.yaml:2: time_limit: limit soft_time: must be positive"),
+    ("settings: {memory_mb: [1]}\n", "c.yaml:1: settings: limit memory_mb: expected a number"),
+    ("variant: big\n", "c.yaml:1: variant: unknown variant 'big' for cantris"),
+    ("seed: 1\n\xff: 2\n", "c.yaml:2:1: not UTF-8 text (byte 0xff)"),
+    ("seed: 1\nreplace: false\nreplace: true\n", "c.yaml:3: not valid YAML: key 'replace' is given twice"),
+])
+def test_a_play_config_value_of_the_wrong_type_is_one_line_at_its_line(tmp_path, text, expected):
+    """Each was computed with as given: a traceback, or worse ('no' was true
+    and replaced the folder; 2.5 games were two pairs)."""
+    (tmp_path / "c.yaml").write_bytes(text.encode("latin-1"))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "match.yaml").write_text("game: cantris\n")  # --replace would take it
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--config", "c.yaml", "--out", "m", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: error: ") and expected in lines[0], lines
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["match.yaml"]

@@ -39,6 +39,8 @@ from referee.tournament.ratings import EloEstimate, describe_elo, elo_interval, 
     (("points: 10", "points: -1"), "compliance.points: expected a number of points"),
     (("zero_at: 0.25", "zero_at: 0.25\n    rating: strong"), "opponents[0].rating: expected an Elo rating"),
     (("time_limit: 10", "time_limit: fast"), "limits"),
+    # a typo of a count: the schedule alone filled the memory (killed, no message)
+    (("games_per_board: 1", "games_per_board: 99999999999"), "games_per_board: must be 1 to 100000"),
 ])
 def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
     path = write_config(tmp_path, CONFIG.replace(*change, 1))

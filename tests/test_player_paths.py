@@ -100,3 +100,25 @@ def test_a_referee_started_through_dotdot_plays_sandboxed_seats_and_series(tmp_p
     assert len(games) == 2
     for log in games:
         assert {r["verdict"] for r in read_log(log.parent)} == {"OK"}, log
+
+
+# ----- the match folder named through a link or `..`
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("how", ["link", "dotdot"])
+def test_a_match_folder_through_a_link_or_dotdot_plays_in_both_modes(tmp_path, mode, how):
+    # --out through a symbolic link (a home folder that is a link) or a `..`
+    # after a folder: the sandbox shows the seat folder at its real path, and
+    # the seat host was told the typed one, so every step was CRASH "cannot
+    # enter the seat folder" and the match a silent double forfeit.
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "other").mkdir()
+    out = tmp_path / ("link/m" if how == "link" else "other/../m")
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "3", "--out", out,
+                   "--quiet", "--sandbox", mode)
+    assert proc.returncode == 0, proc.stderr
+    records = read_log(out)
+    assert records and {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]

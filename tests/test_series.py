@@ -149,6 +149,7 @@ def test_three_player_series_rotates_seats_and_ranks(tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["--games", "0"], "--games must be at least 1"),
+    (["--games", "99999999999"], "--games must be at most 100000"),
     (["--jobs", "2"], "add --games N"),
     (["--games", "2", "--sprt", "elo0=x"], "--sprt: 'elo0=x': 'x' is not a number"),
     (["--games", "2", "--boards", "nowhere/"], "--boards 'nowhere/' names no board file"),

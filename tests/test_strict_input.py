@@ -372,4 +372,5 @@ def test_config_file_with_strange_numbers_is_one_line(tmp_path):
     config.write_text(f"players: [builtin:random, builtin:random]\nlimits:\n  soft_time: {HUGE}\n")
     proc = referee("play", "cantris", "--config", config, cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.startswith(
-        "referee: error: limit soft_time: expected a number, got '9999") and proc.stderr.count("\n") == 1
+        f"referee: error: {config}:2: limits: limit soft_time: expected a number, got '9999") \
+        and proc.stderr.count("\n") == 1

@@ -63,8 +63,18 @@ def test_a_good_config(tmp_path):
     (("command: builtin:random", "command: human"), "entrants[0].command: a human cannot play"),
     (("seed: 4", "sed: 4"), "class.yaml:4: sed: unknown key"),
     (("seed: 4", "rounds: 2"), "class.yaml:4: rounds: a positive number of rounds, for round_robin or swiss only"),
+    # YAML keeps the last of a key given twice: this was a Tsuro tournament
+    (("seed: 4", "seed: 4\ngame: tsuro"), "class.yaml:5:1: not valid YAML: key 'game' is given twice "
+                                          "(first on line 1)"),
+    # a typo of a count: the schedule was built for hours before the first game
+    (("format: double_elimination", "format: round_robin\nrounds: 99999999999"),
+     "class.yaml:3: rounds: at most 100000 rounds, got 99999999999"),
     (("seed: 4", "players: 3"), "class.yaml:4: players: cantris is played by 2 players, not 3"),
     (("seed: 4", "settings: {depth: 3}"), "class.yaml:4: settings.depth: unknown setting 'depth'"),
+    # the results folder is the config file itself, or the config's own folder
+    (("seed: 4", "out: class.yaml"), "class.yaml:4: out: the results folder "),
+    (("seed: 4", "out: class.yaml/x"), "class.yaml, which is a file, not a folder"),
+    (("seed: 4", "out: ''"), "class.yaml:4: out: expected a folder's name, got an empty one"),
 ])
 def test_errors_name_line_and_key(tmp_path, change, expected):
     assert expected in error(tmp_path, GOOD.replace(*change))
@@ -99,6 +109,14 @@ def test_elimination_needs_two_player_tables(tmp_path):
 
 def test_bad_yaml_is_located(tmp_path):
     assert "class.yaml:2:7: not valid YAML" in error(tmp_path, "game: cantris\nseed: : 3\n")
+
+
+def test_a_byte_that_is_not_utf8_is_located(tmp_path):
+    path = tmp_path / "class.yaml"
+    path.write_bytes(b"\xef\xbb\xbfgame: cantris\nseed: 4\xff\n")
+    with pytest.raises(InputError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}:2:8: not UTF-8 text (byte 0xff); save it as UTF-8"
 
 
 def test_cli_exits_2_with_one_line(tmp_path):

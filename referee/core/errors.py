@@ -1,6 +1,8 @@
 """Errors that reach the user as one line, never as a traceback."""
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class InputError(Exception):
     """Bad input from a file or the command line.
@@ -27,3 +29,15 @@ class InputError(Exception):
                     where += f":{self.column}"
             where += ": "
         return where + self.message
+
+
+def not_utf8(path: Path | str, exc: UnicodeDecodeError, first_line: int = 1) -> InputError:
+    """The one-line error for a byte that is not UTF-8 (in the text ``exc``
+    was decoding: a file after its BOM, or its line ``first_line``), at its
+    line and column: an editor's encoding, a crash mid-write or a forger put
+    it there."""
+    data = bytes(exc.object)
+    before = data[:exc.start]
+    line = first_line + before.count(b"\n")
+    column = exc.start - (before.rfind(b"\n") + 1) + 1
+    return InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8", str(path), line, column)

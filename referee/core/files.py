@@ -11,6 +11,21 @@ from typing import Any
 
 import yaml
 
+from .errors import InputError
+
+
+def check_folder(path: Path, what: str = "output folder") -> None:
+    """Refuse, in one line, a folder to write into that is a file, or lies
+    below one (a typo, the config file itself): creating it later was a
+    FileExistsError or NotADirectoryError traceback, after any work before it."""
+    path = Path(path)
+    for part in (path, *path.parents):
+        if os.path.lexists(part):
+            if not part.is_dir():
+                where = "is a file" if part == path else f"is below {part}, which is a file"
+                raise InputError(f"{what} {path} {where}, not a folder; name a folder")
+            return
+
 
 def write_plain(path: Path, text: str) -> None:
     """A plain write, for files nobody reads while they are written (a

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import yaml
 
 from . import files
-from .errors import InputError
+from .errors import InputError, not_utf8
 from .later import NO_SPACE
 from .game import Game, GameState
 
@@ -166,9 +166,17 @@ class MatchFolder:
 
 def _load_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError("missing (is this a match folder?)", str(path)) from None
+    except IsADirectoryError:
+        raise InputError("not a file (a directory)", str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", str(path),
@@ -178,8 +186,67 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
+MATCH_YAML_TYPES: dict[str, tuple[type, ...]] = {
+    "game": (str,), "variant": (str, type(None)), "board": (dict, type(None)),
+    "players": (list,), "seed": (int,), "key": (str, type(None)), "policy": (str, type(None)),
+    "settings": (dict, type(None)), "limits": (dict, type(None)), "initial_hash": (str, type(None)),
+}
+"""The match.yaml keys that replay, verify and rerun compute with, and the
+types they must have: a hand-edited or forged file is one line, not a
+traceback from deep inside a replay."""
+
+
 def read_match_yaml(root: Path) -> dict[str, Any]:
-    return _load_yaml(Path(root) / "match.yaml")
+    path = Path(root) / "match.yaml"
+    data = _load_yaml(path)
+    for key, kinds in MATCH_YAML_TYPES.items():
+        if key in data and not _is_a(data[key], kinds):
+            raise InputError(f"{key}: expected {_kind_words(kinds)}, got {_shown(data[key])}",
+                             str(path), _top_key_line(path, key))
+    players = data.get("players")
+    if isinstance(players, list):
+        for i, seat in enumerate(players, start=1):
+            if not isinstance(seat, dict) or not isinstance(seat.get("name", ""), str):
+                raise InputError(f"players: seat {i} is not a mapping with a name and a command",
+                                 str(path), _top_key_line(path, "players"))
+        if not players:
+            raise InputError("players: no seats", str(path), _top_key_line(path, "players"))
+    board = data.get("board")
+    if isinstance(board, dict) and not _is_a(board.get("file"), (str, type(None))):
+        raise InputError(f"board.file: expected a file name, got {_shown(board.get('file'))}",
+                         str(path), _top_key_line(path, "board"))
+    return data
+
+
+def _is_a(value: Any, kinds: tuple[type, ...]) -> bool:
+    """isinstance, except that YAML's true/false are not integers."""
+    if isinstance(value, bool) and bool not in kinds:
+        return False
+    return isinstance(value, kinds)
+
+
+def _kind_words(kinds: tuple[type, ...]) -> str:
+    words = {str: "text", int: "an integer", float: "a number", dict: "a mapping", list: "a list",
+             bool: "true or false", type(None): "null"}
+    named = [words[float if k is int and float in kinds else k] for k in kinds]
+    return " or ".join(dict.fromkeys(named))
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _top_key_line(path: Path, key: str) -> int | None:
+    """The line of a top-level key in a YAML file we wrote (for the message)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for number, line in enumerate(lines, start=1):
+        if line.startswith(f"{key}:"):
+            return number
+    return None
 
 
 def read_result_yaml(root: Path) -> dict[str, Any] | None:
@@ -188,26 +255,68 @@ def read_result_yaml(root: Path) -> dict[str, Any] | None:
 
 
 REQUIRED_LOG_KEYS = ("step", "player", "verdict", "hash")
+_NUMBER = (int, float, type(None))
+RECORD_TYPES: dict[str, tuple[type, ...]] = {
+    "step": (int,), "player": (int,), "verdict": (str,), "hash": (str,),
+    "prev": (str, type(None)), "kind": (str, type(None)), "decision": (str, type(None)),
+    "applied": (str, type(None)), "fault": (str, type(None)), "message": (str,),
+    "stdout": (str,), "stderr": (str,), "events": (list, type(None)), "scores": (dict, type(None)),
+    "notes": (list,), "repaired": (list,), "auto": (bool,), "resigned": (bool,),
+    "decision_cut": (bool,), "file_problem": (bool,), "exit": (int, type(None)),
+    "orphans_killed": (int, type(None)), "wall_ms": _NUMBER, "cpu_ms": _NUMBER,
+    "peak_kb": _NUMBER, "bank_ms": _NUMBER, "grace_ms": _NUMBER, "start_ms": _NUMBER,
+}
+"""The type of every field the referee writes into a log record: replay,
+verify, rerun and the pages compute with them, so a hand-edited line is
+refused here, naming its line, instead of failing deep inside them."""
+
+
+def parse_record(line: bytes | str, path: Path, number: int) -> dict[str, Any] | None:
+    """One log line as a record (None for a blank line); an InputError naming
+    the file, line and what is wrong for a damaged one."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise not_utf8(path, exc, number) from None
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except ValueError as exc:
+        raise InputError(f"not valid JSON: {getattr(exc, 'msg', exc)}", str(path), number,
+                         getattr(exc, "colno", None)) from None
+    if not isinstance(record, dict):
+        raise InputError("expected a JSON object", str(path), number)
+    missing = [k for k in REQUIRED_LOG_KEYS if k not in record]
+    if missing:
+        raise InputError(f"record lacks {', '.join(missing)}", str(path), number)
+    for key, kinds in RECORD_TYPES.items():
+        if key in record and not _is_a(record[key], kinds):
+            raise InputError(f"{key}: expected {_kind_words(kinds)}, got {_shown(record[key])}",
+                             str(path), number)
+    for key in ("step", "player"):
+        if record[key] < 1:
+            raise InputError(f"{key}: expected a number of 1 or more, got {record[key]}", str(path), number)
+    if any(not isinstance(e, dict) for e in record.get("events") or ()):
+        raise InputError("events: expected a list of mappings", str(path), number)
+    return record
 
 
 def read_log(root: Path) -> Iterator[dict[str, Any]]:
     """The log's records; an InputError naming the line for a damaged one."""
     path = Path(root) / "log.jsonl"
     try:
-        handle = open(path, encoding="utf-8")
+        handle = open(path, "rb")
     except FileNotFoundError:
         raise InputError("missing (is this a match folder?)", str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
     with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON: {exc.msg}", str(path), number, exc.colno) from None
-            if not isinstance(record, dict):
-                raise InputError("expected a JSON object", str(path), number)
-            missing = [k for k in REQUIRED_LOG_KEYS if k not in record]
-            if missing:
-                raise InputError(f"record lacks {', '.join(missing)}", str(path), number)
-            yield record
+        try:
+            for number, line in enumerate(handle, start=1):
+                record = parse_record(line, path, number)
+                if record is not None:
+                    yield record
+        except IsADirectoryError:
+            raise InputError("not a file (a directory)", str(path)) from None

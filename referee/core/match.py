@@ -161,6 +161,7 @@ def prepare(spec: MatchSpec) -> Prepared:
         raise InputError(f"{len(names)} names given for {n} players")
     agents = [make_agent(p, game, limits, spec.base_dir, spec.color, spec.browser) for p in spec.players]
     out = Path(spec.out) if spec.out else default_out(game.name, seed, spec.base_dir / "step_logs")
+    files.check_folder(out)
     if out.exists() and any(out.iterdir()):
         if not spec.replace:
             raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
@@ -216,7 +217,11 @@ class Match:
         self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
         self.disk_used = {pid: 0 for pid in range(1, n + 1)}  # bytes, at each seat's last check
         self.spares = Spares(prepared.out / "players")
-        self.seats = {pid: SeatFolder(prepared.out, pid, check_snapshots=not prepared.sandbox.on,
+        # The seat folders by their real path: the sandbox shows a seat's
+        # folder there, and its host, HOME and the player are told it (an
+        # --out through a link or a `..` was "cannot enter the seat folder").
+        self.seat_root = prepared.out.resolve()
+        self.seats = {pid: SeatFolder(self.seat_root, pid, check_snapshots=not prepared.sandbox.on,
                                       spares=self.spares)
                       for pid in range(1, n + 1)}
         self.facts = views.MatchFacts(prepared.game, prepared.variant, prepared.chance,
@@ -357,7 +362,7 @@ class Match:
                                p.out.parent, home)
         if warm is not None and warm.slot is not None:
             self.seats[pid].close()
-            self.seats[pid] = SeatFolder(p.out, pid, check_snapshots=not p.sandbox.on,
+            self.seats[pid] = SeatFolder(self.seat_root, pid, check_snapshots=not p.sandbox.on,
                                          spares=self.spares, folder=warm.slot)
         return warm
 

@@ -22,6 +22,12 @@ MAX_LIMIT = 1_000_000
 a half, a terabyte; beyond it a value is a typo, and would overflow the
 operating system's limits."""
 
+MAX_GAMES = 100_000
+"""The most games a series, a tournament's rounds or a grading config's
+games per board may ask for: a day's play at a game a second.  Beyond it a
+number is a typo (99999999999 rounds), and the schedule alone filled the
+memory or ran for hours before the first game."""
+
 
 class StrictYamlLoader(yaml.SafeLoader):
     """YAML as the referee reads it: a bare value is an int only if it is
@@ -30,6 +36,26 @@ class StrictYamlLoader(yaml.SafeLoader):
     ``0x1F``, ``1:30`` (sexagesimal!) and ``.inf`` as numbers; here they stay
     text, and the setting they were meant for refuses them with the same
     message as on the command line."""
+
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        """A key given twice in one mapping is an error at its second line:
+        YAML keeps the last silently, so ``game: cantris`` then ``game:
+        tsuro`` ran a Tsuro tournament (merges, ``<<:``, may override)."""
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node.start_mark.line + 1)
+            except TypeError:  # an unhashable key: SafeLoader's own error says so
+                continue
+            if first != key_node.start_mark.line + 1:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"key {key!r} is given twice (first on line {first})", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
 
 
 StrictYamlLoader.yaml_implicit_resolvers = {

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from referee.core import files
 from referee.core.errors import InputError
 from referee.core.settings import parse_assignment
 
@@ -74,6 +75,7 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
 def _claim(out: Path) -> None:
     """Make ``out`` check-bot's folder: new, empty, or one it made before
     (then emptied); never anything else."""
+    files.check_folder(out)
     if out.exists() and any(out.iterdir()):
         if not (out / MARKER).exists():
             raise InputError(f"{out} exists and was not made by referee check-bot or grade; choose another folder")
@@ -138,8 +140,6 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
 
 def _grade_one(config: "GradingConfig", submission: str, fmt: str, out: Path | None, results: Path | None,
                jobs: int | None, play: Any) -> None:
-    from referee.core import files
-
     from .formats import render
     from .gauntlet import grade, is_command
 

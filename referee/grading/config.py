@@ -96,8 +96,8 @@ def load(path: Path) -> GradingConfig:
     path = Path(path)
     r, base, game, variant = open_config(path, "grading", KEYS)
     games = r.get("games_per_board", int, 2)
-    if games < 1:
-        raise r.fail(("games_per_board",), f"must be at least 1, got {games}")
+    if not 1 <= games <= settings_mod.MAX_GAMES:
+        raise r.fail(("games_per_board",), f"must be 1 to {settings_mod.MAX_GAMES}, got {games}")
     settings, limits = _play_settings(r, game)
     visibility = r.choice("visibility", VISIBILITIES, "visible") or "visible"
     compliance = r.get("compliance", dict, {})

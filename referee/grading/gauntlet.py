@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.core import sandbox as sandbox_mod
+from referee.core import files, sandbox as sandbox_mod
 from referee.core.errors import InputError
 from referee.core.match import RefereeError
 from referee.core.runner import usable_cores
@@ -119,6 +119,7 @@ def grade(config: GradingConfig, submission_path: Path, out: Path, jobs: int | N
     folder, a command line); everything it leaves goes under ``out``.
     ``play`` plays the games elsewhere (a DaskPlay for ``--cluster``)."""
     out = Path(out)
+    files.check_folder(out, "results folder")
     out.mkdir(parents=True, exist_ok=True)
     result = Grade(config, str(submission_path), out=out)
     folders: list[Path] = []  # every match folder this grade played

@@ -18,10 +18,10 @@ from typing import Any
 
 import yaml
 
-from referee.core.errors import InputError
+from referee.core.errors import InputError, not_utf8
 from referee.core.game import Game
 from referee.core.humans import is_human
-from referee.core import settings as settings_mod
+from referee.core import files, settings as settings_mod
 from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.rng import derived_key, derived_rng
@@ -175,9 +175,10 @@ def open_config(path: Path, what: str, keys: tuple[str, ...] | dict
     its variant looked up; every problem one line naming the file and line."""
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the {what} config: {getattr(exc, 'strerror', None) or exc}",
-                         str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} config: {exc.strerror or exc}", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
     r = _Reader(path, text)
     unknown = [k for k in r.data if k not in keys]
     if unknown:
@@ -205,6 +206,8 @@ def load_config(path: Path) -> TournamentConfig:
     rounds = r.get("rounds", int)
     if rounds is not None and (rounds < 1 or fmt not in ("round_robin", "swiss")):
         raise r.fail(("rounds",), "a positive number of rounds, for round_robin or swiss only")
+    if rounds is not None and rounds > settings_mod.MAX_GAMES:
+        raise r.fail(("rounds",), f"at most {settings_mod.MAX_GAMES} rounds, got {rounds}")
     entrants = _entrants(r, game, base)
     if len(entrants) < max(2, size):
         raise r.fail(("entrants",), f"at least {max(2, size)} entrants are needed, got {len(entrants)}")
@@ -217,7 +220,7 @@ def load_config(path: Path) -> TournamentConfig:
         seeding=r.choice("seeding", SEEDINGS, "config"), rounds=rounds,
         limits=_limits(r, game), policy=r.choice("policy", POLICIES, None),
         settings=_settings(r, game), seed=0,
-        out=base / r.get("out", str, f"{path.stem}-results"),
+        out=_out(r, base, path),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
         pass_env=tuple(_pass_env(r)),
     )
@@ -230,6 +233,19 @@ def load_config(path: Path) -> TournamentConfig:
         config = dataclasses.replace(config, seed=seed)
     _check_matches(r, config)
     return config
+
+
+def _out(r: _Reader, base: Path, path: Path) -> Path:
+    """The results folder: a folder's name (not empty: that was the config's
+    own folder, filled with games), and not a file."""
+    name = r.get("out", str, f"{path.stem}-results")
+    if not name.strip():
+        raise r.fail(("out",), "expected a folder's name, got an empty one")
+    try:
+        files.check_folder(base / name, "the results folder")
+    except InputError as exc:
+        raise r.fail(("out",), exc.message) from None
+    return base / name
 
 
 def saved_chance(out: Path) -> tuple[int | None, str | None]:

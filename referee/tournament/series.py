@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
-from referee.core import files, trees
+from referee.core import files, settings as settings_mod, trees
 from referee.core.errors import InputError
 from referee.core.humans import is_human
 from referee.core.match import default_out, prepare
@@ -76,6 +76,8 @@ def make_config(game: str, players: Sequence[str], boards: Sequence[Path | None]
     match would be (InputError, one line, on the first problem)."""
     if games < 1:
         raise InputError(f"--games must be at least 1, got {games}")
+    if games > settings_mod.MAX_GAMES:
+        raise InputError(f"--games must be at most {settings_mod.MAX_GAMES}, got {games}")
     if sprt is not None and len(players) != 2:
         raise InputError("--sprt needs a two-player series (it tests A against B)")
     names = list(names) if names else player_names(players)
@@ -282,6 +284,7 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
 def prepare_out(out: Path, replace: bool) -> None:
     """A series folder is new, or replaced as a whole with --replace (only if
     it is one: --replace never deletes anything else)."""
+    files.check_folder(out)
     if out.exists() and any(out.iterdir()):
         if not replace:
             raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
