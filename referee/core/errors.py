@@ -1,7 +1,9 @@
 """Errors that reach the user as one line, never as a traceback."""
 from __future__ import annotations
 
-from pathlib import Path
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a built-in player imports this module: no pathlib at its start
+    from pathlib import Path
 
 
 class InputError(Exception):
