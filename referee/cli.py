@@ -146,7 +146,9 @@ def load_config(path: Path) -> dict[str, Any]:
 
 CONFIG_TEXT = ("board", "out", "variant", "sprt", "cluster")
 CONFIG_FLAGS = ("replace", "quiet", "color", "show_output", "no_browser")
-CONFIG_CHOICES = {"policy": ("forfeit", "eject", "random"), "sandbox": ("auto", "bwrap", "none")}
+POLICY_CHOICES = ("forfeit", "eject", "random")  # core.match.POLICIES (not imported here: the CLI's start-up)
+SANDBOX_CHOICES = ("auto", "bwrap", "none")  # tournament.config.SANDBOXES
+CONFIG_CHOICES = {"policy": POLICY_CHOICES, "sandbox": SANDBOX_CHOICES}
 
 
 def _config_value_problem(key: str, value: Any) -> str | None:
@@ -222,13 +224,13 @@ def _key_line(text: str, key: str) -> int | None:
 @click.option("--quiet", is_flag=True, default=None, help="Print only the result.")
 @click.option("--time-limit", metavar="SECONDS",
               help="Soft time limit per step in seconds (hard limit: twice it).")
-@click.option("--policy", type=click.Choice(["forfeit", "eject", "random"]), help="What a fault costs.")
+@click.option("--policy", type=click.Choice(POLICY_CHOICES), help="What a fault costs.")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A game setting or limit.")
 @click.option("--config", type=click.Path(path_type=Path), help="YAML file with any of these options (referee docs config).")
 @click.option("--replace", is_flag=True, default=None, help="Overwrite --out if it exists.")
 @click.option("--color/--no-color", default=None, help="Colour the boards (default: on a terminal).")
 @click.option("--show-output", is_flag=True, default=None, help="Print each step's stdout/stderr.")
-@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default=None,
+@click.option("--sandbox", type=click.Choice(SANDBOX_CHOICES), default=None,
               help="Run players in a bubblewrap sandbox (auto: where it starts; default).")
 @click.option("--pass-env", "pass_env", multiple=True, metavar="NAME",
               help="An environment variable of yours that players get too (repeatable).")

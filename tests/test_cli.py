@@ -339,3 +339,12 @@ def test_a_play_config_value_of_the_wrong_type_is_one_line_at_its_line(tmp_path,
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("referee: error: ") and expected in lines[0], lines
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["match.yaml"]
+
+
+def test_the_clis_choices_are_the_cores():
+    """The CLI names the policies and sandboxes without importing the match
+    machinery (its start-up); they must stay the ones the core accepts."""
+    from referee import cli
+    from referee.core.match import POLICIES
+    from referee.tournament.config import SANDBOXES
+    assert cli.POLICY_CHOICES == POLICIES and cli.SANDBOX_CHOICES == SANDBOXES
