@@ -122,3 +122,23 @@ def test_a_match_folder_through_a_link_or_dotdot_plays_in_both_modes(tmp_path, m
     assert proc.returncode == 0, proc.stderr
     records = read_log(out)
     assert records and {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("how", ["link", "dotdot"])
+def test_a_series_folder_through_a_link_or_dotdot_plays_in_both_modes(tmp_path, mode, how):
+    # The same for a series: its games' seats are warm seats' slots in the
+    # series folder, made under the typed path (every game a double CRASH).
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "other").mkdir()
+    out = tmp_path / ("link/s" if how == "link" else "other/../s")
+    proc = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "3", "--games", "4", "--jobs", "1",
+                   "--out", out, "--quiet", "--sandbox", mode)
+    assert proc.returncode == 0, proc.stderr
+    games = sorted(out.glob("games/*/log.jsonl"))
+    assert len(games) == 4
+    for log in games:
+        records = read_log(log.parent)
+        assert records and {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]

@@ -359,7 +359,7 @@ class Match:
                 p.out.resolve().is_relative_to(folder.resolve()) for folder in hidden):
             return None
         warm = agent.warm_seat(p.sandbox, hidden, p.spec.pass_env, self.clocks[pid].step_limits(),
-                               p.out.parent, home)
+                               self.seat_root.parent, home)  # its slots too by their real path
         if warm is not None and warm.slot is not None:
             self.seats[pid].close()
             self.seats[pid] = SeatFolder(self.seat_root, pid, check_snapshots=not p.sandbox.on,
