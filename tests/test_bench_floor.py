@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 from conftest import FIRST_CELL
@@ -24,20 +25,26 @@ _spec.loader.exec_module(bare_driver)
 CAPTURES = {"stdout.txt", "stderr.txt"}
 
 
-def recorder(records: Path) -> str:
-    """A first-cell player that first writes, to ``records/<step>.json``,
-    every file of its folder (but the output captures) with its bytes' hash."""
+def record_folder(records: Path, step: str) -> str:
+    """Python code that writes every file of the current folder (but the
+    output captures) with its bytes' hash to ``records/<step>.json``
+    (``step``: an expression)."""
     return f"""
-import hashlib, json, os, sys
+import hashlib, json, os
 seen = {{}}
 for folder, _, names in os.walk("."):
     for name in names:
         path = os.path.relpath(os.path.join(folder, name))
         if path not in {sorted(CAPTURES)!r}:
             seen[path] = hashlib.sha256(open(path, "rb").read()).hexdigest()
-with open(os.path.join({str(records)!r}, sys.argv[-2] + ".json"), "w") as f:
+with open(os.path.join({str(records)!r}, f"{{{step}}}.json"), "w") as f:
     json.dump(seen, f, sort_keys=True)
-""" + FIRST_CELL
+"""
+
+
+def recorder(records: Path) -> str:
+    """A first-cell player that first records its folder (record_folder)."""
+    return "import sys\n" + record_folder(records, "sys.argv[-2]") + FIRST_CELL
 
 
 def test_the_bare_driver_gives_a_player_what_the_referee_gives_it(tmp_path):
@@ -123,23 +130,16 @@ def test_the_lean_reference_plays_the_referees_game_and_shows_the_player_the_sam
 
 
 def persistent_recorder(records: Path) -> str:
-    """A persistent SDK player that writes, before each step's move, every
-    file of its folder (but the output captures) with its bytes' hash to
-    ``records/<step>.json``, then removes the first tile in reading order."""
+    """A persistent SDK player that records its folder before each step's
+    move (record_folder), then removes the first tile in reading order."""
+    body = textwrap.indent(record_folder(records, "step"), "    ")
     return f"""
-import hashlib, json, os, sys
+import sys
 sys.path.insert(0, {str(ROOT / "players" / "sdk" / "python")!r})
 from referee_sdk import run, save_decision
 
 def play_games(step):
-    seen = {{}}
-    for folder, _, names in os.walk("."):
-        for name in names:
-            path = os.path.relpath(os.path.join(folder, name))
-            if path not in {sorted(CAPTURES)!r}:
-                seen[path] = hashlib.sha256(open(path, "rb").read()).hexdigest()
-    with open(os.path.join({str(records)!r}, f"{{step}}.json"), "w") as f:
-        json.dump(seen, f, sort_keys=True)
+{body}
     board = [line.split() for line in open("Board.txt")]
     for r in range(len(board)):
         for c, v in enumerate(board[r]):
