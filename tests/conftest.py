@@ -48,7 +48,7 @@ needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not i
 QUICK_MODULES = {
     "test_blackhole_props.py", "test_blackhole_rules.py", "test_cantris_props.py",
     "test_cantris_rules.py", "test_launcher.py", "test_new_user_messages.py", "test_playthroughs.py",
-    "test_quoridor_clusters.py", "test_quoridor_paths.py", "test_quoridor_props.py",
+    "test_player_startup.py", "test_quoridor_clusters.py", "test_quoridor_paths.py", "test_quoridor_props.py",
     "test_quoridor_rules.py", "test_ratings.py", "test_registry.py", "test_resources.py",
     "test_strict_input.py", "test_swiss.py", "test_tessella_props.py",
     "test_tessella_rules.py", "test_tournament_config.py", "test_tournament_formats.py",
