@@ -22,9 +22,33 @@ def fail(error: Exception) -> None:
     sys.exit(2)
 
 
+def usage_error(error: click.ClickException) -> None:
+    """Click's own errors (an unknown option, a bad value, a missing
+    argument) as the one line every other error is, at click's exit status
+    (2 for usage): its Usage/Try/Error block was three lines, and its
+    message names the option already."""
+    message = " ".join(error.format_message().split()).rstrip(".")
+    message = message[:1].lower() + message[1:] if message[1:2].islower() else message
+    ctx = getattr(error, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if isinstance(error, click.UsageError) and ctx else ""
+    click.echo(f"referee: error: {message}{hint}", err=True)
+    sys.exit(error.exit_code)
+
+
 class Group(click.Group):
     """Turns InputError from any command into the one-line exit-2 message,
-    and imports the commands of LAZY_COMMANDS when they are asked for."""
+    click's usage errors into one line too, and imports the commands of
+    LAZY_COMMANDS when they are asked for."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:  # the group's own arguments: an unknown option or command
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a bare `referee` prints the help, as it did
+        except click.ClickException as exc:
+            usage_error(exc)
+            raise  # not reached
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
@@ -42,6 +66,10 @@ class Group(click.Group):
             return super().invoke(ctx)
         except InputError as exc:
             fail(exc)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.ClickException as exc:  # a command's options and arguments
+            usage_error(exc)
         except Exception as exc:
             from referee.core.match import MatchFolderError, RefereeError
 

@@ -348,3 +348,38 @@ def test_the_clis_choices_are_the_cores():
     from referee.core.match import POLICIES
     from referee.tournament.config import SANDBOXES
     assert cli.POLICY_CHOICES == POLICIES and cli.SANDBOX_CHOICES == SANDBOXES
+
+
+@pytest.mark.parametrize("args, message", [
+    (("play", "cantris", "--jobs", "0"), "invalid value for '--jobs': 0 is not in the range x>=1 "
+                                         "(see 'referee play --help')"),
+    (("play", "cantris", "--policy", "lenient"), "invalid value for '--policy': 'lenient' is not one of"),
+    (("play", "cantris", "--bogus"), "no such option '--bogus'"),
+    (("play", "cantris", "--seed"), "option '--seed' requires an argument"),
+    (("grade",), "missing argument 'CONFIG.yaml' (see 'referee grade --help')"),
+    (("grade", "."), "invalid value for 'CONFIG.yaml': File '.' is a directory"),
+    (("grade", "g.yaml", "--submission", "x", "--jobs", "-1"), "invalid value for '--jobs'"),
+    (("check-bot", "cantris"), "missing option '--player' (see 'referee check-bot --help')"),
+    (("autograder", "moodle", "g.yaml", "-o", "x"), "'moodle' is not one of 'gradescope', 'prairielearn'"),
+    (("tournament",), "missing argument"),
+    (("replay", "m", "--step", "two"), "invalid value for '--step': 'two' is not a valid integer"),
+    (("nosuchcommand",), "no such command 'nosuchcommand' (see 'referee --help')"),
+    (("--bogus",), "no such option '--bogus'"),
+])
+def test_a_usage_error_is_one_line_exit_2(tmp_path, args, message):
+    """Click's own errors (unknown option, bad value, missing argument) are
+    the same one line as every other error: its Usage/Try/Error block was
+    three lines and said 'Error:' without the program's name."""
+    proc = referee(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: error: ") and message in lines[0], lines
+    assert proc.stdout == ""
+
+
+def test_help_is_unchanged_by_the_one_line_usage_errors():
+    for args in (("--help",), ("play", "--help"), ("grade", "-h")):
+        proc = referee(*args)
+        assert proc.returncode == 0 and proc.stdout.startswith("Usage: referee"), proc.stderr
+    bare = referee()
+    assert bare.stdout.startswith("Usage: referee") or bare.stderr.startswith("Usage: referee")
