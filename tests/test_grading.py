@@ -240,6 +240,61 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     assert "unchanged" in (results / "grades.csv").read_text()
 
 
+
+def test_a_results_folder_inside_the_submission_is_left_out_of_its_copy(tmp_path):
+    """--submission . with the results in ./results (or deeper) copied the
+    submission into itself without end: a RecursionError traceback."""
+    config = write_config(tmp_path)
+    folder = submission(tmp_path, "syntax_error")
+    for results in ("results", "more/results"):
+        proc = referee("grade", config, "--submission", ".", "--results", results, "--out", "r.json",
+                       cwd=folder)
+        assert proc.returncode == 0 and not proc.stderr, proc.stderr[-2000:]
+        copy = folder / results / "submission"
+        assert (copy / "player.py").is_file() and not (copy / results).exists()
+    check = referee("check-bot", "cantris", "--player", ".", "--out", "check", "--board", BOARD,
+                    "--sandbox", "none", cwd=folder)
+    assert check.returncode == 1 and "Traceback" not in check.stderr, check.stderr[-2000:]
+    assert (folder / "check" / "submission" / "player.py").is_file()
+    assert not (folder / "check" / "submission" / "check").exists()
+
+
+def test_a_folder_inside_the_folder_that_is_replaced_is_refused_and_kept(tmp_path):
+    """check-bot and grade empty their own folder first: a player folder
+    inside it was deleted, then run as a command that did not exist."""
+    config = write_config(tmp_path)
+    folder = submission(tmp_path, "syntax_error")
+    assert referee("check-bot", "cantris", "--player", folder, "--out", "check", "--sandbox", "none",
+                   cwd=tmp_path).returncode == 1
+    cases = [("check-bot", "cantris", "--player", "check/submission", "--out", "check"),
+             ("grade", config, "--submission", "check/submission", "--results", "check"),
+             ("grade", config, "--submission", "check", "--results", "check")]
+    for args in cases:
+        proc = referee(*args, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("referee: error: --") and "check" in lines[0], lines
+        assert (tmp_path / "check" / "submission" / "player.py").is_file()
+
+
+def test_a_class_results_folder_among_the_submissions_is_not_graded(tmp_path):
+    config = write_config(tmp_path)
+    submission(tmp_path, "syntax_error")
+    folder = tmp_path / "hand-in"
+    proc = referee("grade", config, "--submissions", folder, "--results", folder / "grades", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = (folder / "grades" / "grades.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("syntax_error,"), rows
+    for results, says in ((folder, "holds the submissions folder"), (tmp_path, "holds the submissions folder"),
+                          (folder / "syntax_error" / "grades", "is inside a submission of")):
+        proc = referee("grade", config, "--submissions", folder, "--results", results, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and says in lines[0], lines
+        assert (folder / "syntax_error" / "player.py").is_file()
+        assert not (folder / "syntax_error" / "grades").exists()
+
+
 CLASS_CONFIG = one_opponent("{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}")
 
 
