@@ -383,3 +383,24 @@ def test_help_is_unchanged_by_the_one_line_usage_errors():
         assert proc.returncode == 0 and proc.stdout.startswith("Usage: referee"), proc.stderr
     bare = referee()
     assert bare.stdout.startswith("Usage: referee") or bare.stderr.startswith("Usage: referee")
+
+
+@pytest.mark.parametrize("where, message", [
+    ("notes.txt", "folder notes.txt is a file, not a folder"),
+    ("notes.txt/bot", "folder notes.txt/bot is below notes.txt, which is a file"),
+    ("repo", "repo/README.md already exists; choose another folder"),
+])
+def test_new_player_into_a_file_or_over_a_students_files_is_one_line_and_nothing_changes(tmp_path, where,
+                                                                                           message):
+    """A file was a FileExistsError or NotADirectoryError traceback; a
+    folder with a README.md of its own had it overwritten."""
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "README.md").write_text("my project\n")
+    proc = referee("new-player", "cantris", where, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], lines
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+    assert sorted(p.name for p in (tmp_path / "repo").iterdir()) == ["README.md"]
+    assert (tmp_path / "repo" / "README.md").read_text() == "my project\n"
