@@ -35,6 +35,37 @@ def usage_error(error: click.ClickException) -> None:
     sys.exit(error.exit_code)
 
 
+class NonEmpty(click.ParamType):
+    """A text or path option's type that refuses an empty value: ``--variant
+    ''`` silently meant the default variant, ``--out ''`` the current folder
+    (Path('') is '.'), ``--cluster ''`` no cluster.  Everything else is the
+    wrapped type's, so --help reads as it did."""
+
+    def __init__(self, inner: click.ParamType) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def get_metavar(self, *args: Any, **kwargs: Any) -> str | None:
+        return self.inner.get_metavar(*args, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty value", param, ctx)
+        return self.inner.convert(value, param, ctx)
+
+
+def refuse_empty(command: click.Command) -> click.Command:
+    """Every text and path parameter of ``command`` refuses an empty value
+    (once; a flag's, a number's and a choice's types say what they take)."""
+    for param in command.params:
+        if isinstance(param.type, (click.types.StringParamType, click.Path)):
+            param.type = NonEmpty(param.type)
+    return command
+
+
 class Group(click.Group):
     """Turns InputError from any command into the one-line exit-2 message,
     click's usage errors into one line too, and imports the commands of
@@ -58,7 +89,7 @@ class Group(click.Group):
             import importlib
 
             module, attr = LAZY_COMMANDS[name]
-            self.add_command(getattr(importlib.import_module(module), attr), name)
+            self.add_command(refuse_empty(getattr(importlib.import_module(module), attr)), name)
         return super().get_command(ctx, name)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -512,6 +543,9 @@ def docs(page: str | None) -> None:
 # Commands that live with the feature they belong to, imported only when
 # used (or listed by --help): every other command, and every referee a
 # tournament starts, would otherwise pay for importing them all.
+for _command in main.commands.values():
+    refuse_empty(_command)
+
 LAZY_COMMANDS = {
     "tournament": ("referee.tournament.command", "tournament_command"),
     "check": ("referee.checks", "check_command"),

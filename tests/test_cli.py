@@ -365,6 +365,14 @@ def test_the_clis_choices_are_the_cores():
     (("replay", "m", "--step", "two"), "invalid value for '--step': 'two' is not a valid integer"),
     (("nosuchcommand",), "no such command 'nosuchcommand' (see 'referee --help')"),
     (("--bogus",), "no such option '--bogus'"),
+    # an empty text or path: '' was the default variant, '.' as --out, no cluster
+    (("play", "cantris", "--variant", ""), "invalid value for '--variant': an empty value"),
+    (("play", "cantris", "--out", " "), "invalid value for '--out': an empty value"),
+    (("play", "cantris", "--games", "2", "--cluster", ""), "invalid value for '--cluster': an empty value"),
+    (("validate", "cantris", "b.txt", "--variant", ""), "invalid value for '--variant': an empty value"),
+    (("check-bot", "cantris", "--player", "builtin:random", "--variant", ""), "'--variant': an empty value"),
+    (("grade", "g.yaml", "--submission", ""), "invalid value for '--submission': an empty value"),
+    (("new-player", "cantris", ""), "invalid value for 'DIRECTORY': an empty value"),
 ])
 def test_a_usage_error_is_one_line_exit_2(tmp_path, args, message):
     """Click's own errors (unknown option, bad value, missing argument) are
