@@ -350,6 +350,10 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     player_list = list(players) or list(conf.get("players") or conf.get("player") or [])
     if not player_list:
         raise InputError("no players: give --player CMD once per seat")
+    names = conf.get("names")
+    if config and names is not None and len(names) != len(player_list):  # a series' was an IndexError
+        raise InputError(f"names: {len(names)} given for {len(player_list)} players, one per seat",
+                         str(config), _key_line(config.read_text(encoding="utf-8-sig"), "names"))
     quiet = conf_flag(quiet, "quiet")
     games = games if games is not None else conf.get("games")
     board_sets = board_sets or tuple(str(base / b) for b in (conf.get("boards") or []))

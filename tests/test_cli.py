@@ -326,6 +326,8 @@ def test_an_output_folder_that_is_a_file_is_one_line_and_the_file_is_kept(tmp_pa
     ("variant: big\n", "c.yaml:1: variant: unknown variant 'big' for cantris"),
     ("seed: 1\n\xff: 2\n", "c.yaml:2:1: not UTF-8 text (byte 0xff)"),
     ("seed: 1\nreplace: false\nreplace: true\n", "c.yaml:3: not valid YAML: key 'replace' is given twice"),
+    ("names: [a]\n", "c.yaml:1: names: 1 given for 2 players"),  # the file was not named
+    ("games: 2\nnames: [a, b, c]\n", "c.yaml:2: names: 3 given for 2 players"),  # an IndexError
 ])
 def test_a_play_config_value_of_the_wrong_type_is_one_line_at_its_line(tmp_path, text, expected):
     """Each was computed with as given: a traceback, or worse ('no' was true
