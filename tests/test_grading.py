@@ -500,3 +500,24 @@ def test_a_submission_path_that_is_not_a_folder_is_one_line_not_a_zero(tmp_path,
     assert lines == [f"referee: error: {says}" + ("" if given == "bot.py" else
                                                    " (a command line has its arguments: 'python3 bot.py')")]
     assert not (tmp_path / "r.json").exists() and not (tmp_path / "step_logs").exists()
+
+
+@pytest.mark.parametrize("platform, out, says", [
+    ("gradescope", "hand-in", "hand-in is a folder; name the zip file to write"),
+    ("gradescope", "notes.txt", "notes.txt exists and is not a zip file"),
+    ("gradescope", "notes.txt/a.zip", "-o notes.txt/a.zip: folder notes.txt is a file, not a folder"),
+    ("prairielearn", "notes.txt/pl", "-o notes.txt/pl: folder notes.txt is a file, not a folder"),
+    ("prairielearn", "hand-in", "hand-in exists; choose a new folder"),
+])
+def test_autograder_output_onto_a_folder_or_a_file_is_one_line_before_any_work(tmp_path, platform, out, says):
+    """Gradescope's zip onto a folder, or a file on the way to either, was a
+    traceback after the wheel was built; -o grading.yaml replaced the config
+    with the zip."""
+    config = write_config(tmp_path)
+    (tmp_path / "hand-in").mkdir()
+    (tmp_path / "notes.txt").write_text("mine\n")
+    proc = referee("autograder", platform, config, "-o", out, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], lines
+    assert (tmp_path / "notes.txt").read_text() == "mine\n" and not any((tmp_path / "hand-in").iterdir())
