@@ -101,6 +101,9 @@ class Group(click.Group):
             raise
         except click.ClickException as exc:  # a command's options and arguments
             usage_error(exc)
+        except KeyboardInterrupt:  # one a command did not catch (a second Ctrl-C while it stopped)
+            click.echo("referee: interrupted", err=True)  # click's was 'Aborted!', exit 1
+            sys.exit(130)
         except Exception as exc:
             from referee.core.match import MatchFolderError, RefereeError
 
