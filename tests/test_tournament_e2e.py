@@ -2,6 +2,7 @@
 process; killed and resumed."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import shutil
@@ -123,3 +124,32 @@ def test_killed_tournament_resumes_to_the_same_standings(tmp_path_factory, tmp_p
     for name in ("standings.csv", "bracket.txt", "games.csv"):
         assert (out / name).read_text() == (whole / "out" / name).read_text(), name
     assert resumed.stdout == (whole / "stdout.txt").read_text().replace(str(whole), str(tmp_path / "killed"))
+
+
+def test_ctrl_c_twice_is_one_line_exit_130_and_the_tournament_resumes(tmp_path):
+    """Ctrl-C to the whole group (as a terminal sends it), and again while
+    the first one's games stop: the second was click's 'Aborted!', exit 1."""
+    from conftest import FIRST_CELL, write_player
+
+    slow = write_player(tmp_path, "slow", "import time\ntime.sleep(0.2)\n" + FIRST_CELL)
+    config = write_config(tmp_path, "round_robin", [("a", slow), ("b", "builtin:greedy"), ("c", slow),
+                                                    ("d", "builtin:random")])
+    out = tmp_path / "out"
+    proc = subprocess.Popen(tournament(config, "--jobs", "2"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while not journal_keys(out) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if "games  elapsed" not in line and line.strip()]
+    assert lines == ["referee: interrupted; run again with --resume to finish"], err[-2000:]
+    resumed = referee("tournament", config, "--resume", "--jobs", "2")
+    assert resumed.returncode == 0, resumed.stderr
+    keys = journal_keys(out)
+    assert len(keys) == len(set(keys)) == 12

@@ -151,6 +151,7 @@ def build(platform: str, config_path: Path, out: Path, wheel: Path | None = None
     if platform not in PLATFORMS:
         raise InputError(f"unknown platform {platform!r}; choose one of: {', '.join(PLATFORMS)}")
     config = load(config_path)
+    check_out(platform, Path(out))
     with tempfile.TemporaryDirectory(prefix="referee-autograder-") as tmp:
         stage = Path(tmp) / "package"
         source = stage if platform == "gradescope" else stage / "serverFilesCourse" / GRADER
@@ -172,8 +173,6 @@ def build(platform: str, config_path: Path, out: Path, wheel: Path | None = None
         else:
             _script(source / "run.sh", RUN_SH.replace("{config}", relative))
             out = Path(out)
-            if out.exists():
-                raise InputError(f"{out} exists; choose a new folder for the PrairieLearn files")
             files.write_text(stage / "info.json.snippet", json.dumps(info_snippet(config), indent=2) + "\n")
             files.write_text(stage / "question.html", QUESTION_HTML.format(game=config.game))
             shutil.copytree(stage, out, symlinks=True)
@@ -182,6 +181,21 @@ def build(platform: str, config_path: Path, out: Path, wheel: Path | None = None
                     f"wrote {out}/question.html (a question.html to start from)"]
     return what + [f"carries: {config.path.name}, " + (", ".join(copied) or "no other files")
                    + f", referee {__version__}, the sandbox ({sandbox})"]
+
+
+def check_out(platform: str, out: Path) -> None:
+    """``-o``, checked before the wheel is built: Gradescope's zip may
+    replace an older zip, never a folder or another file (-o grading.yaml
+    replaced the config with the zip); PrairieLearn's folder is new.  A
+    file on the way to either is one line (they were tracebacks)."""
+    files.check_folder(out.parent, f"-o {out}: folder")
+    if platform == "prairielearn":
+        if os.path.lexists(out):
+            raise InputError(f"{out} exists; choose a new folder for the PrairieLearn files")
+    elif out.is_dir():
+        raise InputError(f"{out} is a folder; name the zip file to write (e.g. {out / 'autograder.zip'})")
+    elif os.path.lexists(out) and not zipfile.is_zipfile(out):
+        raise InputError(f"{out} exists and is not a zip file; choose another name for the autograder zip")
 
 
 def info_snippet(config: GradingConfig) -> dict:

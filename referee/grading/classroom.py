@@ -65,8 +65,12 @@ def folder_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def submissions(folder: Path) -> list[Path]:
-    return sorted(p for p in Path(folder).iterdir() if p.is_dir() and not p.name.startswith("."))
+def submissions(folder: Path, results: Path | None = None) -> list[Path]:
+    """The subfolders of ``folder``, but for the results folder (which may
+    be one of them)."""
+    skip = os.path.realpath(results) if results is not None else None
+    return sorted(p for p in Path(folder).iterdir() if p.is_dir() and not p.name.startswith(".")
+                  and os.path.realpath(p) != skip)
 
 
 def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jobs: int | None,
@@ -79,7 +83,7 @@ def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jo
     go to it and only the compliance checks run here, at most a core each."""
     results.mkdir(parents=True, exist_ok=True)
     setup = config_hash(config)
-    found = submissions(folder)
+    found = submissions(folder, results)
     jobs = jobs or usable_cores()
     at_once = max(1, min(jobs, len(found), usable_cores() if play is not None else jobs))
     per_grade = max(1, jobs // at_once)

@@ -2,6 +2,7 @@
 (registered by referee/cli.py)."""
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -46,7 +47,7 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
     if time_limit is not None:
         settings["soft_time"] = time_limit
     out = Path(out)
-    _claim(out)
+    _claim(out, Path(player) if Path(player).is_dir() else None, "--out", "player folder")
     command, base = player, Path.cwd()
     if Path(player).is_dir():
         try:
@@ -72,10 +73,16 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
     sys.exit(0 if report.ok else 1)
 
 
-def _claim(out: Path) -> None:
+def _claim(out: Path, source: Path | None = None, option: str = "", what: str = "") -> None:
     """Make ``out`` check-bot's folder: new, empty, or one it made before
-    (then emptied); never anything else."""
+    (then emptied); never anything else, nor one that holds ``source``
+    (the folder to be checked or graded: emptying ``out`` deleted it)."""
     files.check_folder(out)
+    from .submission import inside
+
+    if source is not None and inside(source, out) and out.exists():
+        raise InputError(f"{option} {out} is replaced on each run and the {what} {source} is inside it; "
+                         f"choose another {option}")
     if out.exists() and any(out.iterdir()):
         if not (out / MARKER).exists():
             raise InputError(f"{out} exists and was not made by referee check-bot or grade; choose another folder")
@@ -113,6 +120,13 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
     if (submission is None) == (submissions is None):
         raise InputError("give either --submission PATH (one) or --submissions DIR (a class)")
     config = load(config_file)
+    if submission is not None:
+        _check_submission(submission)
+    if submissions is not None:
+        if not submissions.is_dir():
+            raise InputError(f"--submissions {submissions}: no such folder")
+        results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
+        _apart(submissions, results)
     play = None
     if cluster:
         from referee.tournament.cluster import DaskPlay
@@ -121,9 +135,7 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
         jobs = jobs or play.slots()
     try:
         if submissions is not None:
-            if not submissions.is_dir():
-                raise InputError(f"--submissions {submissions}: no such folder")
-            results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
+            assert results is not None
             rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo, play=play)
             click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
             failed = [row.name for row in rows if row.status == "error"]
@@ -138,6 +150,40 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
             play.close()
 
 
+def _check_submission(submission: str) -> None:
+    """``--submission`` that is neither a command line (it has a space, or
+    is builtin:...) nor a folder: a path that is not there, or a file, was
+    graded 0 as 'nothing was submitted' (exit 0), a typo's grade."""
+    from .gauntlet import is_command
+
+    if is_command(submission):
+        return
+    path = Path(submission)
+    if not path.exists():
+        raise InputError(f"--submission {submission}: no such folder (a command line has its arguments: "
+                         "'python3 bot.py')")
+    if not path.is_dir():
+        example = f" (e.g. 'python3 {submission}')" if submission.endswith(".py") else ""
+        raise InputError(f"--submission {submission} is a file; give the folder it is in, or the command "
+                         f"line that runs it{example}")
+
+
+def _apart(submissions: Path, results: Path) -> None:
+    """A class's results folder may be one of its subfolders (it is not
+    graded), never the class's folder, a folder above it, or inside a
+    submission: each submission's results folder is replaced, which
+    deleted the students' folders, and a submission's copy took the others'
+    results with it."""
+    from .submission import inside
+
+    if inside(submissions, results):
+        raise InputError(f"--results {results} holds the submissions folder {submissions}, and each "
+                         "submission's results in it are replaced; choose a folder outside it")
+    if inside(results, submissions) and os.path.realpath(results.parent) != os.path.realpath(submissions):
+        raise InputError(f"--results {results} is inside a submission of {submissions}; "
+                         "choose a folder outside the submissions")
+
+
 def _grade_one(config: "GradingConfig", submission: str, fmt: str, out: Path | None, results: Path | None,
                jobs: int | None, play: Any) -> None:
     from .formats import render
@@ -145,7 +191,7 @@ def _grade_one(config: "GradingConfig", submission: str, fmt: str, out: Path | N
 
     name = "command" if is_command(submission) else (Path(submission).resolve().name or "submission")
     results = results or Path("step_logs") / "grading" / name
-    _claim(results)
+    _claim(results, None if is_command(submission) else Path(submission), "--results", "submission")
     result = grade(config, Path(submission) if not is_command(submission) else submission,  # type: ignore[arg-type]
                    results, jobs, play)
     text = render(result, fmt)

@@ -113,7 +113,7 @@ def load(path: Path) -> GradingConfig:
     config = GradingConfig(
         path=path.resolve(), game=game.name, variant=variant, boards=_boards(r, base),
         games_per_board=games, limits=limits, settings=settings,
-        policy=r.choice("policy", POLICIES, None), seed=r.get("seed", int, 0),
+        policy=r.choice("policy", POLICIES, None), seed=r.seed(0),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
         compliance_points=_points(r, ("compliance", "points"), compliance.get("points", 0)),
         compliance_visibility=_visibility(r, ("compliance", "visibility"),

@@ -123,12 +123,30 @@ def check_manifest(data: Any, source: str, text: str = "") -> dict[str, Any]:
     return dict(data)
 
 
-def find_root(folder: Path) -> Path:
+def inside(path: Path | str, folder: Path | str) -> bool:
+    """``path`` is ``folder`` or lies below it (links resolved)."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _skipping(results: str) -> Any:
+    """copytree's ignore: SKIPPED, and the results folder (real path) where
+    it lies inside the folder copied."""
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        ignored = set(SKIPPED(folder, names))
+        if os.path.dirname(results) == os.path.realpath(folder):
+            ignored.add(os.path.basename(results))
+        return ignored
+    return ignore
+
+
+def find_root(folder: Path, results: str | None = None) -> Path:
     """Where the player is: the folder, or its only subfolder when a zip
     unpacked to ``mybot/player.py`` (the usual way students hand in)."""
     if _looks_like_player(folder):
         return folder
-    entries = [p for p in folder.iterdir() if not p.name.startswith((".", "__MACOSX"))]
+    entries = [p for p in folder.iterdir() if not p.name.startswith((".", "__MACOSX"))
+               and os.path.realpath(p) != results]
     if len(entries) == 1 and entries[0].is_dir() and _looks_like_player(entries[0]):
         return entries[0]
     return folder
@@ -138,10 +156,13 @@ def _looks_like_player(folder: Path) -> bool:
     return any((folder / name).is_file() for name in (MANIFEST, *SOURCES.values()))
 
 
-def folder_size(folder: Path, cap: int = MAX_BYTES) -> int:
-    """Bytes in ``folder`` (links not followed), counting stops past ``cap``."""
+def folder_size(folder: Path, cap: int = MAX_BYTES, results: str | None = None) -> int:
+    """Bytes in ``folder`` (links not followed, the ``results`` folder, a
+    real path, left out), counting stops past ``cap``."""
     total = 0
     for root, dirs, names in os.walk(folder):
+        if results and os.path.dirname(results) == os.path.realpath(root):
+            dirs[:] = [d for d in dirs if d != os.path.basename(results)]
         for name in names:
             try:
                 total += os.lstat(os.path.join(root, name)).st_size
@@ -155,16 +176,20 @@ def folder_size(folder: Path, cap: int = MAX_BYTES) -> int:
 def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -> Submission:
     """Copy ``source`` to ``work`` and say how it runs; SubmissionError with
     what to fix when it cannot.  ``override`` (the grading config's
-    ``submission:``) wins over the folder's manifest, key by key."""
+    ``submission:``) wins over the folder's manifest, key by key.  The
+    results folder (``work``'s parent) is left out where it lies inside
+    ``source`` (``--submission .`` with the results in ``./results``), as
+    ``step_logs`` is: copying it was a copy into itself without end."""
     source = Path(source)
     if not source.is_dir():
         raise SubmissionError(f"{source}: no such folder (nothing was submitted?)")
-    if folder_size(source) > MAX_BYTES:
+    results = os.path.realpath(work.parent)
+    if folder_size(source, results=results) > MAX_BYTES:
         raise SubmissionError(f"the submission is over {MAX_BYTES // 2**20} MB; hand in the source files only")
-    root = find_root(source)
+    root = find_root(source, results)
     if work.exists():
         shutil.rmtree(work)
-    shutil.copytree(root, work, symlinks=True, ignore=SKIPPED)
+    shutil.copytree(root, work, symlinks=True, ignore=_skipping(results))
     notes: list[str] = []
     manifest: dict[str, Any] = {}
     if (work / MANIFEST).is_file():

@@ -107,6 +107,27 @@ def unpack(blob: bytes, out: Path) -> None:
         trees.remove_tree(scratch)
 
 
+def check_address(address: str) -> None:
+    """One line, at once, for an address no scheduler can have (``foo``,
+    ``tcp://host``, ``http://h:1``, port 0 or past 65535): Dask's Client
+    took it, failed, then hung 30 s closing itself and printed a TimeoutError
+    traceback after the error."""
+    from distributed.comm.addressing import get_address_host_port, parse_address
+
+    try:
+        scheme, _ = parse_address(address)
+        host, port = get_address_host_port(address)
+    except ValueError as exc:
+        problem = str(exc)
+    else:
+        problem = ("inproc addresses are for one process only" if scheme == "inproc"
+                   else "no host" if not host
+                   else f"port {port} is not between 1 and 65535" if not 0 < port < 65536 else "")
+    if problem:
+        raise InputError(f"--cluster {address}: not a scheduler address ({problem}); "
+                         "give tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786")
+
+
 class DaskPlay:
     """The runner's ``play`` function for a cluster: one task per game."""
 
@@ -116,6 +137,7 @@ class DaskPlay:
         except ImportError:
             raise InputError("--cluster needs the 'distributed' package: "
                              "pip install 'referee[cluster]'") from None
+        check_address(address)
         try:
             self.client = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:

@@ -40,6 +40,10 @@ def tournament_command(config_file: Path, resume: bool, jobs: int | None, cluste
         play = DaskPlay(cluster)
     try:
         summary = Tournament(config).run(jobs or (play.slots() if play else usable_cores()), resume, play)
+    except KeyboardInterrupt:  # a second Ctrl-C while the first one's games stopped (was 'Aborted!',
+        # exit 1): --resume cuts a torn journal line and plays again what it lacks
+        click.echo("referee: interrupted; run again with --resume to finish", err=True)
+        sys.exit(130)
     finally:
         if play is not None:
             play.close()

@@ -156,6 +156,14 @@ class _Reader:
             raise self.fail((key,), f"expected {_kind_word(names)}, got {value!r}")
         return value
 
+    def seed(self, default: int | None) -> int | None:
+        """``seed:``, a whole number of 0 or more as play's --seed and a
+        match config take (settings.seed_value): -1 was taken here."""
+        value = self.get("seed", int, default)
+        if value is not None and value < 0:
+            raise self.fail(("seed",), f"expected an integer of 0 or more, got {value}")
+        return value
+
     def choice(self, key: str, choices: tuple[str, ...], default: str | None) -> str | None:
         value = self.get(key, str, default)
         if value is not None and value not in choices:
@@ -224,7 +232,7 @@ def load_config(path: Path) -> TournamentConfig:
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
         pass_env=tuple(_pass_env(r)),
     )
-    seed = r.get("seed", int, None)
+    seed = r.seed(None)
     if seed is None:  # random, and secret: the one an interrupted run drew, for --resume
         seed, key = saved_chance(config.out)
         config = dataclasses.replace(config, seed=secrets.randbelow(2 ** 31) if seed is None else seed,
