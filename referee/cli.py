@@ -66,6 +66,11 @@ def refuse_empty(command: click.Command) -> click.Command:
     return command
 
 
+NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+"""A bare ``referee`` (the help): an error since click 8.2, whose help it
+prints as it did; click 8.1 (``click>=8.1``) prints it without one."""
+
+
 class Group(click.Group):
     """Turns InputError from any command into the one-line exit-2 message,
     click's usage errors into one line too, and imports the commands of
@@ -75,7 +80,7 @@ class Group(click.Group):
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
         try:  # the group's own arguments: an unknown option or command
             return super().make_context(info_name, args, parent, **extra)
-        except click.exceptions.NoArgsIsHelpError:
+        except NO_ARGS_IS_HELP:
             raise  # a bare `referee` prints the help, as it did
         except click.ClickException as exc:
             usage_error(exc)
@@ -97,7 +102,7 @@ class Group(click.Group):
             return super().invoke(ctx)
         except InputError as exc:
             fail(exc)
-        except click.exceptions.NoArgsIsHelpError:
+        except NO_ARGS_IS_HELP:
             raise
         except click.ClickException as exc:  # a command's options and arguments
             usage_error(exc)
