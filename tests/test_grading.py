@@ -7,6 +7,7 @@ quick; test_grading_formats.py grades two submissions once for its tests,
 and test_autograder_*.py run the autograder packages end to end."""
 from __future__ import annotations
 
+import json
 import platform
 import shutil
 import sys
@@ -14,7 +15,7 @@ import threading
 
 import pytest
 
-from conftest import needs_gpp, referee
+from conftest import FIRST_CELL, needs_gpp, referee
 from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, needs_sandbox,
                          submission, unharmed, validate, write_config)
 from referee.core import sandbox as sandbox_mod
@@ -486,8 +487,8 @@ def test_the_sandbox_wheel_is_made_from_the_installed_copy_the_same_every_time(t
 @pytest.mark.parametrize("given, says", [
     ("/nonexistent/path", "--submission /nonexistent/path: no such folder"),
     ("mybot", "--submission mybot: no such folder"),
-    ("bot.py", "--submission bot.py is a file; give the folder it is in, or the command line that runs it "
-               "(e.g. 'python3 bot.py')"),
+    ("bot.py", "--submission bot.py is a file, not a program (not executable); give the folder it is in, "
+               "or the command line that runs it (e.g. 'python3 bot.py')"),
 ])
 def test_a_submission_path_that_is_not_a_folder_is_one_line_not_a_zero(tmp_path, given, says):
     """Neither a command line nor a folder: it was graded 0 as 'nothing was
@@ -521,3 +522,16 @@ def test_autograder_output_onto_a_folder_or_a_file_is_one_line_before_any_work(t
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], lines
     assert (tmp_path / "notes.txt").read_text() == "mine\n" and not any((tmp_path / "hand-in").iterdir())
+
+
+def test_a_submission_that_is_an_executable_file_is_graded_as_its_command(tmp_path):
+    """``--submission ./mybot``: a program of one word (a compiled bot, a
+    script with its #! line) is a command line, not a file to refuse."""
+    config = write_config(tmp_path)
+    bot = tmp_path / "mybot"
+    bot.write_text(f"#!{sys.executable}\n" + FIRST_CELL)
+    bot.chmod(0o755)
+    proc = referee("grade", config, "--submission", "./mybot", "--out", "r.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["score"] > 0 and "nothing was submitted" not in (tmp_path / "r.json").read_text(), result

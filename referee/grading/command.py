@@ -151,8 +151,8 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
 
 
 def _check_submission(submission: str) -> None:
-    """``--submission`` that is neither a command line (it has a space, or
-    is builtin:...) nor a folder: a path that is not there, or a file, was
+    """``--submission`` that is neither a command line (see is_command) nor
+    a folder: a path that is not there, or a file that is no program, was
     graded 0 as 'nothing was submitted' (exit 0), a typo's grade."""
     from .gauntlet import is_command
 
@@ -164,8 +164,8 @@ def _check_submission(submission: str) -> None:
                          "'python3 bot.py')")
     if not path.is_dir():
         example = f" (e.g. 'python3 {submission}')" if submission.endswith(".py") else ""
-        raise InputError(f"--submission {submission} is a file; give the folder it is in, or the command "
-                         f"line that runs it{example}")
+        raise InputError(f"--submission {submission} is a file, not a program (not executable); give the "
+                         f"folder it is in, or the command line that runs it{example}")
 
 
 def _apart(submissions: Path, results: Path) -> None:

@@ -14,6 +14,7 @@ replayed, and the same Elo estimate the series prints.
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -204,8 +205,14 @@ def _missing(path: Path) -> bool:
 
 
 def is_command(text: str) -> bool:
-    """``--submission`` names a command line rather than a folder."""
-    return not Path(text).is_dir() and (" " in text or text.startswith(("builtin:", "persistent:")))
+    """``--submission`` names a command line rather than a folder: one with
+    its arguments, a built-in, or a program of one word (``./mybot``, a
+    compiled bot: an executable file)."""
+    path = Path(text)
+    if path.is_dir():
+        return False
+    return (" " in text or text.startswith(("builtin:", "persistent:"))
+            or (path.is_file() and os.access(path, os.X_OK)))
 
 
 def _prepare(config: GradingConfig, path: Path, out: Path) -> Submission:
