@@ -13,7 +13,7 @@ import yaml
 
 from referee import __version__
 from referee.core.errors import InputError, not_utf8
-from referee.core.settings import env_names, load_yaml, parse_assignment, seed_value
+from referee.core.settings import env_names, key_line, load_yaml, parse_assignment, seed_value
 from referee.core.visible import visible
 
 
@@ -186,28 +186,28 @@ def load_config(path: Path) -> dict[str, Any]:
     for key, original in zip(data, raw):
         if key not in PLAY_KEYS:
             raise InputError(f"unknown key {original!r}; known keys: {', '.join(sorted(PLAY_KEYS))}",
-                             str(path), _key_line(text, str(original)))
+                             str(path), key_line(text, str(original)))
     for key in ("settings", "limits"):
         if not isinstance(data.get(key, {}), dict):
-            raise InputError(f"{key!r} must be a mapping of KEY: VALUE", str(path), _key_line(text, key))
+            raise InputError(f"{key!r} must be a mapping of KEY: VALUE", str(path), key_line(text, key))
     assignments = data.get("set")
     if isinstance(assignments, dict):
         data["set"] = [f"{k}={v}" for k, v in assignments.items()]
     elif assignments is not None and not (isinstance(assignments, list)
                                           and all(isinstance(a, str) for a in assignments)):
-        raise InputError("'set' must be a list of KEY=VALUE strings", str(path), _key_line(text, "set"))
+        raise InputError("'set' must be a list of KEY=VALUE strings", str(path), key_line(text, "set"))
     for key in ("players", "player", "names"):
         value = data.get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(p, str) for p in value)):
-            raise InputError(f"{key!r} must be a list of strings", str(path), _key_line(text, key))
+            raise InputError(f"{key!r} must be a list of strings", str(path), key_line(text, key))
     if "pass_env" in data:
-        data["pass_env"] = env_names(data["pass_env"], str(path), _key_line(text, "pass_env"))
+        data["pass_env"] = env_names(data["pass_env"], str(path), key_line(text, "pass_env"))
     if data.get("game") is not None and not isinstance(data["game"], str):
-        raise InputError("'game' must be a game name", str(path), _key_line(text, "game"))
+        raise InputError("'game' must be a game name", str(path), key_line(text, "game"))
     for key, value in data.items():
         problem = _config_value_problem(key, value)
         if problem:
-            raise InputError(f"{key!r} {problem}, got {value!r}"[:200], str(path), _key_line(text, key))
+            raise InputError(f"{key!r} {problem}, got {value!r}"[:200], str(path), key_line(text, key))
     return data
 
 
@@ -263,19 +263,11 @@ def _check_config_values(conf: dict[str, Any], config: Path, game_name: str) -> 
         try:
             check()
         except InputError as exc:
-            raise InputError(f"{key}: {exc.message}", str(config), _key_line(text, key)) from None
+            raise InputError(f"{key}: {exc.message}", str(config), key_line(text, key)) from None
     variant = conf.get("variant")
     if variant is not None and variant not in game.variants:
         raise InputError(f"variant: unknown variant {variant!r} for {game.name}; choose one of: "
-                         f"{', '.join(game.variants)}", str(config), _key_line(text, "variant"))
-
-
-def _key_line(text: str, key: str) -> int | None:
-    """The line a top-level key is on, for the error message."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith(f"{key}:") or line.startswith(f"{key.replace('_', '-')}:"):
-            return number
-    return None
+                         f"{', '.join(game.variants)}", str(config), key_line(text, "variant"))
 
 
 @main.command()
@@ -361,7 +353,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     names = conf.get("names")
     if config and names is not None and len(names) != len(player_list):  # a series' was an IndexError
         raise InputError(f"names: {len(names)} given for {len(player_list)} players, one per seat",
-                         str(config), _key_line(config.read_text(encoding="utf-8-sig"), "names"))
+                         str(config), key_line(config.read_text(encoding="utf-8-sig"), "names"))
     quiet = conf_flag(quiet, "quiet")
     games = games if games is not None else conf.get("games")
     board_sets = board_sets or tuple(str(base / b) for b in (conf.get("boards") or []))

@@ -19,6 +19,8 @@ import yaml
 
 from . import files
 from .errors import InputError, not_utf8
+from .numbers import shown_value
+from .settings import key_line
 from .later import NO_SPACE
 from .game import Game, GameState
 
@@ -201,7 +203,7 @@ def read_match_yaml(root: Path) -> dict[str, Any]:
     data = _load_yaml(path)
     for key, kinds in MATCH_YAML_TYPES.items():
         if key in data and not _is_a(data[key], kinds):
-            raise InputError(f"{key}: expected {_kind_words(kinds)}, got {_shown(data[key])}",
+            raise InputError(f"{key}: expected {_kind_words(kinds)}, got {shown_value(data[key])}",
                              str(path), _top_key_line(path, key))
     players = data.get("players")
     if isinstance(players, list):
@@ -213,7 +215,7 @@ def read_match_yaml(root: Path) -> dict[str, Any]:
             raise InputError("players: no seats", str(path), _top_key_line(path, "players"))
     board = data.get("board")
     if isinstance(board, dict) and not _is_a(board.get("file"), (str, type(None))):
-        raise InputError(f"board.file: expected a file name, got {_shown(board.get('file'))}",
+        raise InputError(f"board.file: expected a file name, got {shown_value(board.get('file'))}",
                          str(path), _top_key_line(path, "board"))
     return data
 
@@ -232,21 +234,12 @@ def _kind_words(kinds: tuple[type, ...]) -> str:
     return " or ".join(dict.fromkeys(named))
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _top_key_line(path: Path, key: str) -> int | None:
     """The line of a top-level key in a YAML file we wrote (for the message)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        return key_line(path.read_text(encoding="utf-8"), key)
     except (OSError, UnicodeDecodeError):
         return None
-    for number, line in enumerate(lines, start=1):
-        if line.startswith(f"{key}:"):
-            return number
-    return None
 
 
 def read_result_yaml(root: Path) -> dict[str, Any] | None:
@@ -293,7 +286,7 @@ def parse_record(line: bytes | str, path: Path, number: int) -> dict[str, Any] |
         raise InputError(f"record lacks {', '.join(missing)}", str(path), number)
     for key, kinds in RECORD_TYPES.items():
         if key in record and not _is_a(record[key], kinds):
-            raise InputError(f"{key}: expected {_kind_words(kinds)}, got {_shown(record[key])}",
+            raise InputError(f"{key}: expected {_kind_words(kinds)}, got {shown_value(record[key])}",
                              str(path), number)
     for key in ("step", "player"):
         if record[key] < 1:

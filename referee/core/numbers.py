@@ -50,6 +50,17 @@ def quote(text: str, limit: int = MAX_SHOWN) -> str:
     return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
+def shown_value(value: object) -> str:
+    """A value for a one-line message (never the 5000 digits of a YAML int,
+    nor the whole of a long text or list)."""
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** MAX_DIGITS:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else quote(text)
+
+
 def _integer_hint(word: str, signed: bool) -> str | None:
     """How ``word``, which is not a plain ASCII integer, differs from one."""
     body = word[1:] if word[:1] in "+-" else word

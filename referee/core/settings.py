@@ -10,7 +10,7 @@ import yaml
 
 from . import numbers
 from .errors import InputError
-from .numbers import NumberError, quote
+from .numbers import NumberError, shown_value
 from .game import Game
 from .runner import Limits
 
@@ -27,6 +27,16 @@ MAX_GAMES = 100_000
 games per board may ask for: a day's play at a game a second.  Beyond it a
 number is a typo (99999999999 rounds), and the schedule alone filled the
 memory or ran for hours before the first game."""
+
+
+def key_line(text: str, key: str) -> int | None:
+    """The line a top-level key is on in YAML ``text`` (also spelled with
+    dashes for underscores), for an error message."""
+    spellings = (f"{key}:", f"{key.replace('_', '-')}:")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(spellings):
+            return number
+    return None
 
 
 class StrictYamlLoader(yaml.SafeLoader):
@@ -81,7 +91,7 @@ def seed_value(value: Any, source: str | None = None, name: str = "seed") -> int
     try:
         return _number(value, integral=True, signed=False)
     except NumberError as exc:
-        raise InputError(f"{name}: expected an integer of 0 or more, got {_shown(value)}"
+        raise InputError(f"{name}: expected an integer of 0 or more, got {shown_value(value)}"
                          + (f" ({exc.hint})" if exc.hint else ""), source) from None
 
 
@@ -96,10 +106,10 @@ def env_names(value: Any, source: str | None = None, line: int | None = None) ->
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InputError(f"pass_env: expected a list of variable names, got {_shown(value)}", source, line)
+        raise InputError(f"pass_env: expected a list of variable names, got {shown_value(value)}", source, line)
     for name in value:
         if not ENV_NAME.fullmatch(name):
-            raise InputError(f"pass_env: {_shown(name)} is not an environment variable name", source, line)
+            raise InputError(f"pass_env: {shown_value(name)} is not an environment variable name", source, line)
     return list(dict.fromkeys(value))
 
 
@@ -124,31 +134,21 @@ def coerce(key: str, value: Any, like: Any) -> Any:
             return True
         if text in ("0", "false", "no", "off", 0):
             return False
-        raise InputError(f"setting {key}: expected true or false, got {_shown(value)}")
+        raise InputError(f"setting {key}: expected true or false, got {shown_value(value)}")
     if isinstance(like, (int, float)):
         kind = "an integer" if isinstance(like, int) else "a number"
         try:
             number = _number(value, integral=isinstance(like, int), signed=True)
             return number if isinstance(like, int) else float(number)
         except NumberError as exc:
-            raise InputError(f"setting {key}: expected {kind}, got {_shown(value)}"
+            raise InputError(f"setting {key}: expected {kind}, got {shown_value(value)}"
                              + (f" ({exc.hint})" if exc.hint else "")) from None
     if isinstance(like, str) and not isinstance(value, str):
-        shown = _shown(value)
+        shown = shown_value(value)
         if not isinstance(value, (int, float)) or shown.startswith("an integer of"):
             raise InputError(f"setting {key}: expected text, got {shown}")
         return str(value)
     return value
-
-
-def _shown(value: Any) -> str:
-    """A value for a one-line message (never the 5000 digits of a YAML int)."""
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** numbers.MAX_DIGITS:
-        return f"an integer of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= numbers.MAX_SHOWN else quote(text)
 
 
 def _number(value: Any, integral: bool, signed: bool) -> int | float:
@@ -200,9 +200,9 @@ def resolve_limits(game: Game, overrides: Mapping[str, Any]) -> Limits:
             number = _number(value, integral=integral, signed=True)
         except NumberError as exc:
             raise InputError(f"limit {key}: expected {'an integer' if integral else 'a number'}, "
-                             f"got {_shown(value)}" + (f" ({exc.hint})" if exc.hint else "")) from None
+                             f"got {shown_value(value)}" + (f" ({exc.hint})" if exc.hint else "")) from None
         if number < 0 or (number == 0 and key not in ZERO_ALLOWED):
-            raise InputError(f"limit {key}: must be positive, got {_shown(value)}")
+            raise InputError(f"limit {key}: must be positive, got {shown_value(value)}")
         if number > MAX_LIMIT:
             raise InputError(f"limit {key}: {number:g} is above the largest accepted, {MAX_LIMIT}")
         values[key] = int(number) if integral else float(number)
