@@ -27,7 +27,7 @@ from referee.tournament.config import SANDBOXES, _expand_boards, _Reader, open_c
 from referee.tournament.series import player_names
 
 from .check_bot import table_size
-from .submission import check_manifest
+from .submission import check_manifest, inside
 
 KEYS = ("game", "variant", "boards", "games_per_board", "limits", "settings", "policy", "seed",
         "sandbox", "compliance", "opponents", "submission", "visibility", "leaderboard")
@@ -269,13 +269,9 @@ def staff_paths(config: GradingConfig) -> list[tuple[str, Path]]:
                 if not part or ("/" not in part and os.sep not in part and "." not in part):
                     continue  # a program found on PATH (python3), an option
                 path = Path(part) if os.path.isabs(part) else config.base_dir / part
-                if not path.exists() or any(_within(path.resolve(), root) for root in own):
+                if not path.exists() or any(inside(path, root) for root in own):
                     continue
-                if index == 0 and not _within(path.resolve(), config.base_dir.resolve()):
+                if index == 0 and not inside(path, config.base_dir):
                     continue  # an interpreter named by its path: the grader's own
                 found.append((opponent.name, path))
     return found
-
-
-def _within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
