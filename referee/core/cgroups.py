@@ -209,6 +209,7 @@ class SeatGroup:
         self._joins: list[int] = []
         self._counters: tuple[str, str, str] | None = None  # the files read reads (made at its first)
         self._open_counters: dict[str, int] = {}  # those files, kept open (see _counter)
+        self._count: str | None = None  # the file count reads
 
     @classmethod
     def create(cls, memory_mb: float | None, processes: int | None,
@@ -327,6 +328,16 @@ class SeatGroup:
             raise
         self._open_counters[path] = fd
         return text
+
+    def count(self) -> int | None:
+        """How many processes the group holds now (zombies not yet reaped
+        too: the pids controller's count), or None if it cannot say."""
+        if self._count is None:
+            self._count = str(self._file("pids", "pids.current", "pids.current"))
+        try:
+            return int(self._counter(self._count))
+        except (OSError, ValueError):
+            return None
 
     def release(self) -> None:
         """Close the files this object keeps open (the group itself stays:

@@ -32,7 +32,12 @@ host's start-up is never charged to a player).  A request with
 "persistent": true and "step": k runs one step of the kept-alive player
 (run_persistent); one with "prestart": true starts it before the match
 (prestart); {"reset": 1} makes a warm host as a fresh one between two
-games (reset).  End of input: kill everything and exit.
+games (reset).  With "lend": true, a reply that leaves the kept-alive
+player frozen may offer its next steps to the worker ("lend", see
+``lend``); the worker hands them back with a "sync" of what it changed
+("resume": true for a step it began), and asks {"sweep_borrowed": 1} when
+one of its steps left more processes than the player.  End of input: kill
+everything and exit.
 """
 from __future__ import annotations
 
@@ -337,39 +342,59 @@ def _open_output(path: str) -> int:
             return os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
 
 
-_OUTPUTS: dict[str, int] = {}  # path: fd, the output files kept open between steps
-_ENDS: dict[int, int] = {}  # fd: its size when the last step's output was capped
+class Outputs:
+    """A seat's output files, kept open between steps: the host's (OUTPUTS),
+    and those of the worker that drives a borrowed player's steps
+    (``referee/core/direct.py``)."""
+
+    def __init__(self) -> None:
+        self.fds: dict[str, int] = {}  # path: fd
+        self.ends: dict[int, int] = {}  # fd: its size when the last step's output was capped
+
+    def open(self, req: dict) -> tuple[int, int, int, int]:
+        """(stdout fd, stderr fd, their sizes as the step starts), for appending."""
+        (out, out_start), (err, err_start) = self.one(req["stdout"]), self.one(req["stderr"])
+        return out, err, out_start, err_start
+
+    def one(self, path: str) -> tuple[int, int]:
+        """(an fd appending to the output file ``path``, its size now): the fd
+        of an earlier step if the path still names that same regular file (a
+        stat, where an open that may create costs up to ~0.1 ms on a step's
+        path), else opened afresh by :func:`_open_output`."""
+        fd = self.fds.get(path)
+        if fd is not None:
+            try:
+                now, held = os.stat(path, follow_symlinks=False), os.fstat(fd)
+                if os.path.samestat(now, held) and stat.S_ISREG(now.st_mode):
+                    # What a persistent player wrote since its last step's end
+                    # counts against this step's cap: output is never free.
+                    return fd, min(held.st_size, self.ends.get(fd, held.st_size))
+            except OSError:
+                pass
+            del self.fds[path]
+            self.ends.pop(fd, None)
+            os.close(fd)
+        if len(self.fds) >= 4:  # a seat has two; never let a stream of paths pile up fds
+            self.close()
+        fd = self.fds[path] = _open_output(path)
+        return fd, _size(fd)
+
+    def finish(self, reply: dict, out: int, err: int, out_start: int, err_start: int, keep_kb: int) -> None:
+        """Cap what the step wrote to each file, put their tails in ``reply``."""
+        reply["stdout_tail"] = _cap_and_tail(out, out_start, keep_kb)
+        reply["stderr_tail"] = _cap_and_tail(err, err_start, keep_kb)
+        self.ends[out], self.ends[err] = _size(out), _size(err)
+
+    def close(self) -> None:
+        _close_all(self.fds)
+        self.ends.clear()
+
+
+OUTPUTS = Outputs()
 
 
 def _outputs(req: dict) -> tuple[int, int, int, int]:
-    """(stdout fd, stderr fd, their sizes as the step starts), for appending."""
-    (out, out_start), (err, err_start) = _output(req["stdout"]), _output(req["stderr"])
-    return out, err, out_start, err_start
-
-
-def _output(path: str) -> tuple[int, int]:
-    """(an fd appending to the output file ``path``, its size now): the fd
-    of an earlier step if the path still names that same regular file (a
-    stat, where an open that may create costs up to ~0.1 ms on a step's
-    path), else opened afresh by :func:`_open_output`."""
-    fd = _OUTPUTS.get(path)
-    if fd is not None:
-        try:
-            now, held = os.stat(path, follow_symlinks=False), os.fstat(fd)
-            if os.path.samestat(now, held) and stat.S_ISREG(now.st_mode):
-                # What a persistent player wrote since its last step's end
-                # counts against this step's cap: output is never free.
-                return fd, min(held.st_size, _ENDS.get(fd, held.st_size))
-        except OSError:
-            pass
-        del _OUTPUTS[path]
-        _ENDS.pop(fd, None)
-        os.close(fd)
-    if len(_OUTPUTS) >= 4:  # a seat has two; never let a stream of paths pile up fds
-        _close_all(_OUTPUTS)
-        _ENDS.clear()
-    fd = _OUTPUTS[path] = _open_output(path)
-    return fd, _size(fd)
+    return OUTPUTS.open(req)
 
 
 def _size(fd: int) -> int:
@@ -672,6 +697,7 @@ class Persistent:
         self.fresh = False  # started, and not yet asked for a step
         self.settled = True  # frozen while reading its stdin (nothing half-printed)
         self.over: str | None = None  # the whole-seat limit its start-up went over (measured)
+        self.parent = True  # its player's parent (False: borrowed by the referee's worker, see direct.py)
 
     def alive(self) -> bool:
         if self.pid is None or self.death is not None:
@@ -899,7 +925,8 @@ class Persistent:
         # a child of this host, the wait after a few quick looks is for that
         # signal (blocked meanwhile, so that it waits to be taken), not a
         # sleep of a fixed length: a stop that takes long is seen at once.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+        if self.parent:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
         try:
             for pid in self.members:
                 try:
@@ -907,9 +934,25 @@ class Persistent:
                 except OSError:
                     pass
             for pid in self.members:
-                _stopped(pid, pid == self.pid)
+                _stopped(pid, pid == self.pid and self.parent)
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+            if self.parent:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+
+    def lendable(self) -> bool:
+        """Whether the referee's worker may drive its next steps itself
+        (see :func:`lend`): one process, frozen while it waited for a
+        request, nothing printed after its ``done``."""
+        return (self.pid is not None and self.death is None and self.settled and not self.pending
+                and self.members == (self.pid,))
+
+    def take_back(self, sync: dict) -> None:
+        """What the worker's steps (see :func:`lend`) changed: the CPU mark
+        at its last step's end, whether it froze the player while it waited
+        for a request, what the player printed after its ``done``."""
+        self.cpu_mark = float(sync.get("cpu_mark", self.cpu_mark))
+        self.settled = bool(sync.get("settled", True))
+        self.pending = bytes(sync.get("pending", b""))
 
     def thaw(self, deadline: float) -> None:
         """Wake it for a step; if it was stopped before it waited for its
@@ -1038,7 +1081,17 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
     reply = _blank_reply(restarted=False)
     player = PERSISTENT
     out, err, out_start, err_start = _outputs(req)
-    start = time.monotonic()
+    # (A step the worker began and hands back: its time so far counts.)
+    start = time.monotonic() - float(req.get("elapsed", 0))
+    sync = req.get("sync")
+    if sync is not None:  # the worker drove the steps since the last one here (see lend)
+        player.take_back(sync)
+        out_start, err_start = sync.get("starts", (out_start, err_start))
+        if req.get("resume") and player.pid is not None:
+            # The worker wrote this step's request and woke the player, then
+            # something left the ordinary: finish the step here as any other.
+            return _finish(_awaited(req, reply, player, pid1, control, out, start), out, err,
+                           out_start, err_start, req, start)
     if player.pid is not None and not player.alive():
         # It died between steps (e.g. CPU spent after its last ``done``): that
         # death is this step's result, as Botzone charges it; it starts again
@@ -1070,6 +1123,19 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
         pass  # it is dying: the wait below sees it
     if settled:
         player.thaw(deadline)
+    return _finish(_awaited(req, reply, player, pid1, control, out, start, budget), out, err,
+                   out_start, err_start, req, start)
+
+
+def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: int, out: int,
+             start: float, budget: float | None = None) -> dict:
+    """The rest of a persistent step, once its request is sent and the
+    player woken: wait for its ``done``, its end or the deadline; freeze it
+    or end it; sweep the seat."""
+    deadline = start + float(req["hard"])
+    if budget is None:
+        budget = float((req.get("rlimits") or {}).get("cpu", 0) or 0)
+    pid = player.pid
     pidfd, poller = _watch(pid, control, player.from_player)
     status = usage = None
     seat = req.get("seat")
@@ -1112,13 +1178,33 @@ def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
         reply["killed"] = sweep_except(pid1, player.members)
         if reply["killed"]:  # what they used is charged to this step, not a credit for the next
             player.cpu_mark = player.cpu()
+        lend(req, reply, player)
     else:
         if status is None:
             os.kill(pid, signal.SIGKILL)
             _, status, usage = os.wait4(pid, 0)
         _ended(reply, player, status, usage)
         reply["killed"] = sweep(pid1, None)
-    return _finish(reply, out, err, out_start, err_start, req, start)
+    return reply
+
+
+def lend(req: dict, reply: dict, player: Persistent) -> None:
+    """Offer the frozen player's next steps to the worker (if it asked):
+    ``reply["lend"]`` names the player's pid here and this host's ends of
+    its pipes, which the worker opens through /proc (see
+    ``referee/core/direct.py``).  Until its next request this host does
+    nothing; the player stays its child (a death shows as a zombie), and the
+    sweeps, starts, limits and the reset stay here."""
+    if req.get("lend") and player.lendable():
+        reply["lend"] = {"pid": player.pid, "to": player.to_player, "from": player.from_player}
+
+
+def sweep_borrowed(pid1: bool) -> dict:
+    """A step the worker drove left more processes in the seat than the
+    frozen player: kill them (the player's stay)."""
+    player = PERSISTENT
+    return {"killed": sweep_except(pid1, player.members) if player.members else sweep(pid1, None),
+            "lent": True}
 
 
 def _over_budget(player: Persistent, budget: float, start: float) -> bool:
@@ -1222,7 +1308,9 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
         # judge it otherwise).  What runs past the cap is its first step's.
         sweep_except(pid1, player.members)
         player.cpu_mark = player.cpu()
-    return {"start_error": None, "ready": ready, "wall": time.monotonic() - start}
+    reply = {"start_error": None, "ready": ready, "wall": time.monotonic() - start}
+    lend(req, reply, player)
+    return reply
 
 
 def _ended(reply: dict, player: Persistent, status: int, usage) -> None:
@@ -1237,10 +1325,7 @@ def _ended(reply: dict, player: Persistent, status: int, usage) -> None:
 def _finish(reply: dict, out: int, err: int, out_start: int, err_start: int, req: dict,
             start: float) -> dict:
     reply["wall"] = reply["wall"] or time.monotonic() - start
-    keep = int(req.get("output_kb", 64))
-    reply["stdout_tail"] = _cap_and_tail(out, out_start, keep)
-    reply["stderr_tail"] = _cap_and_tail(err, err_start, keep)
-    _ENDS[out], _ENDS[err] = _size(out), _size(err)
+    OUTPUTS.finish(reply, out, err, out_start, err_start, int(req.get("output_kb", 64)))
     return reply  # out and err stay open for the next step (_output)
 
 
@@ -1352,8 +1437,7 @@ def reset(pid1: bool) -> dict:
     without a sandbox."""
     sweep(pid1, None)
     PERSISTENT.forget()
-    _close_all(_OUTPUTS)
-    _ENDS.clear()
+    OUTPUTS.close()
     os.chdir("/")
     problems = []
     # Without a sandbox: its descendants are all its player could leave it
@@ -1478,6 +1562,41 @@ def _restore(folder: str, rel: str, was: dict) -> None:
         pass
 
 
+def _wake_referee() -> None:
+    """SIGCONT to the referee: a warm host wakes both the worker it serves
+    and its parent (the fork server, once the worker that started it is gone)."""
+    for pid in {_REFEREE[0] or os.getppid(), os.getppid()}:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except OSError:
+            pass
+
+
+WATCH_S = 0.02  # while its player is lent without a sandbox: how often the host wakes the referee
+
+
+def _requests(fd: int, lent: list, pid1: bool):
+    """The referee's request lines (as text), read from ``fd``.  While the
+    player is lent to the worker (``lent[0]``) without a sandbox, the player
+    can reach the referee (the same user) and stop it in a step the worker
+    plays, where no reply of ours follows to wake it: the wait for the next
+    request then wakes it every WATCH_S."""
+    pending = b""
+    while True:
+        at = pending.find(b"\n")
+        if at >= 0:
+            line, pending = pending[:at], pending[at + 1:]
+            yield line.decode("ascii", "replace")
+            continue
+        if lent[0] and not pid1:
+            while not select.select([fd], [], [], WATCH_S)[0]:
+                _wake_referee()
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return
+        pending += chunk
+
+
 def main() -> None:
     pid1 = "--pid1" in sys.argv[1:]
     if pid1 and os.getpid() != 1:
@@ -1511,7 +1630,8 @@ def main() -> None:
     control = sys.stdin.fileno()
     answer = sys.stdout
     env: dict = {}
-    for line in sys.stdin:
+    lent = [False]
+    for line in _requests(control, lent, pid1):
         try:
             req = decode(line)
             env = _environment(env, req)
@@ -1524,24 +1644,21 @@ def main() -> None:
                 reply = prestart(req, pid1, control)
             elif req.get("reset"):
                 reply = reset(pid1)
+            elif req.get("sweep_borrowed"):
+                reply = sweep_borrowed(pid1)
             else:
                 reply = run(req, pid1, control, answer)
         except Exception as exc:  # noqa: BLE001 - a bad request must not kill the host
             sweep(pid1, None)
             reply = {"host_error": repr(exc)}
+        lent[0] = "lend" in reply or "lent" in reply
         answer.write(encode(reply))
         answer.flush()
         if not pid1:
             # A player that stopped the referee (SIGSTOP) does not leave it
             # stopped.  Sent after the reply: sent before, it woke the waiting
             # referee for nothing just as the reply came.
-            # A warm host wakes both the worker it serves and its parent (the
-            # fork server, once the worker that started it is gone).
-            for pid in {_REFEREE[0] or os.getppid(), os.getppid()}:
-                try:
-                    os.kill(pid, signal.SIGCONT)
-                except OSError:
-                    pass
+            _wake_referee()
     sweep(pid1, None)
     os._exit(0)  # everything is flushed: the interpreter's tear-down only delays the referee
 

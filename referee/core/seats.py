@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from . import cgroups, sandbox as sandbox_mod, warmseats
+from . import cgroups, direct, sandbox as sandbox_mod, warmseats
 from .runner import LINUX, Limits, RunResult, _children, rlimit_values, usable_cores
 from .interpreter import PYTHON
 
@@ -159,6 +159,10 @@ class SeatHost:
         self.started_s: float | None = None  # a prestarted player's start-up, to report at its first step
         # (the group, its counters as the last step ended): the next step's 'before'
         self.reading: tuple[cgroups.SeatGroup, cgroups.Reading] | None = None
+        # The kept-alive player its host lent (see direct.py), and what the
+        # host must be told of the steps played here when it plays the next.
+        self.borrowed: direct.Borrowed | None = None
+        self.sync: dict | None = None
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:
@@ -260,6 +264,8 @@ class SeatHost:
         if self.proc is not None and self.fixed is not None and fixed != self.fixed:
             self.close()  # the host lowered its own limits to these: a new one takes others
         if self.proc is None or self.proc.poll() is not None:
+            self._unborrow()
+            self.sync = None
             if self.proc is not None:
                 self._kill(self.proc)
                 self.proc = None
@@ -269,9 +275,6 @@ class SeatHost:
                 return RunResult(start_error=problem)
         self.fixed = fixed
         assert self.proc is not None and self.proc.stdin and self.proc.stdout
-        request = self._request(argv, env, limits, stdout_path, stderr_path)
-        if persistent_step is not None:
-            request.update(persistent=True, step=persistent_step)
         started_s, self.started_s = self.started_s, None
         group = self.group
         # The group's counters as the seat's last step ended, if this same
@@ -282,9 +285,22 @@ class SeatHost:
         before = self.reading[1] if self.reading is not None and self.reading[0] is group else \
             group.read() if group is not None else None
         started = time.monotonic()
+        reply: dict | None = None
         try:
-            reply = self._ask(message(request), started + limits.hard_time + GRACE_S,
-                              meanwhile)
+            more: dict | None = {}
+            if persistent_step is not None and self.borrowed is not None:
+                reply, more = self._direct(persistent_step, limits, stdout_path, stderr_path, started, meanwhile)
+                if more is not None and more.get("resume"):
+                    meanwhile = None  # (called: the player is woken)
+            if reply is None and more is not None:  # (None: the host is gone)
+                request = self._request(argv, env, limits, stdout_path, stderr_path)
+                if persistent_step is not None:
+                    request.update(persistent=True, step=persistent_step, lend=self._lending(), **more)
+                    if self.sync is not None and "sync" not in more:
+                        request["sync"] = self.sync
+                    self.sync = None
+                reply = self._ask(message(request), started + limits.hard_time + GRACE_S,
+                                  meanwhile)
         except BaseException:  # Ctrl-C or a kill of the referee: the step dies with it
             self._abandon()
             raise
@@ -299,6 +315,8 @@ class SeatHost:
             _whole_seat(result, before, after, limits)
             return result
         self._forget_player()
+        if "lend" in reply:
+            self._borrow(reply["lend"])
         result = RunResult(exit_code=reply["exit"], signal=reply["signal"], wall_s=wall,
                            cpu_s=reply["cpu"], peak_kb=reply["peak_kb"],
                            start_error=reply["start_error"], orphans_killed=reply["killed"],
@@ -324,7 +342,50 @@ class SeatHost:
         self.fixed = self._fixed(limits)
         request = self._request(argv, env, limits, stdout_path, stderr_path)
         request["prestart"] = True
+        request["lend"] = self._lending()
         return message(request)
+
+    # ----- a kept-alive player's ordinary steps, played here (see direct.py)
+    def _lending(self) -> bool:
+        """Whether to ask the host to lend its player: a control group
+        counts the seat's processes (see direct.py)."""
+        return self.group is not None and direct.enabled()
+
+    def _borrow(self, lend: object) -> None:
+        self._unborrow()
+        if self.group is None or self.proc is None or not isinstance(lend, dict):
+            return
+        self.borrowed = direct.borrow(lend, self.proc.pid, self.sandbox.on, self.group.pids(),
+                                      self.group.count())
+
+    def _unborrow(self) -> None:
+        """Stop playing the player here; the host is told at its next step."""
+        if self.borrowed is not None:
+            self.borrowed.close()
+            self.borrowed = None
+
+    def _direct(self, step: int, limits: Limits, stdout_path: Path, stderr_path: Path, started: float,
+                meanwhile: Callable[[], None] | None) -> tuple[dict | None, dict | None]:
+        """A step of the lent player, played here: the host's reply as it
+        would have been, or what hands the player back (see
+        direct.Borrowed.step); (None, None) if the host is gone."""
+        borrowed, self.borrowed = self.borrowed, None
+        assert borrowed is not None and self.group is not None
+        stdout, stderr = self._absolute_path(stdout_path), self._absolute_path(stderr_path)
+
+        def sweep() -> int | None:
+            answer = self._ask(message({"sweep_borrowed": 1}), time.monotonic() + GRACE_S + 5)
+            return answer.get("killed") if isinstance(answer, dict) and "killed" in answer else None
+
+        reply, more = borrowed.step(step, limits.hard_time, rlimit_values(limits), stdout, stderr,
+                                    limits.output_kb, started, meanwhile, self.group.count, sweep)
+        if reply is None:
+            return None, more
+        if reply.pop("keep"):
+            self.borrowed = borrowed
+        else:
+            self.sync = borrowed.sync(stdout, stderr)
+        return reply, {}
 
     @staticmethod
     def _fixed(limits: Limits) -> dict[str, int]:
@@ -406,6 +467,8 @@ class SeatHost:
         """Kill the host and the step's player, and every other process of
         the seat (a new host starts next step)."""
         assert self.proc is not None
+        self._unborrow()
+        self.sync = None
         self._kill(self.proc)
         _HOSTS.discard(self.proc.pid)
         self.proc = None
@@ -468,6 +531,8 @@ def close_hosts(hosts: Sequence[SeatHost]) -> None:
     procs = [host.proc for host in hosts if host.proc is not None]
     for host in hosts:
         host.proc = None
+        host._unborrow()
+        host.sync = None
     _HOSTS.difference_update(proc.pid for proc in procs)
     for proc in procs:
         with contextlib.suppress(OSError):
@@ -529,6 +594,9 @@ def retire_hosts(hosts: Sequence[SeatHost]) -> None:
     (``seathost.reset``: every process of the seat killed, its private
     folders emptied, nothing left); one that is not reset is ended now.
     Those reset stay up until their slots are landed (:func:`keep_host`)."""
+    for host in hosts:
+        host._unborrow()
+        host.sync = None
     asks = [(host, message({"reset": 1}), RESET_TIMEOUT_S) for host in hosts
             if host.warm is not None and host.proc is not None and host.proc.poll() is None]
     replies = _exchange(asks, len(asks))
@@ -613,6 +681,8 @@ def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:
             host._abandon()
         elif not reply.get("start_error"):
             host.started_s = wall  # a start error is reported (and retried) at the first step
+            if "lend" in reply:
+                host._borrow(reply["lend"])
 
 
 def _exchange(asks: Sequence[tuple[SeatHost, bytes, float]], at_once: int
