@@ -374,7 +374,7 @@ class SeatHost:
         stdout, stderr = self._absolute_path(stdout_path), self._absolute_path(stderr_path)
 
         def sweep() -> int | None:
-            answer = self._ask(message({"sweep_borrowed": 1}), time.monotonic() + GRACE_S + 5)
+            answer = self._ask(message({"sweep_borrowed": 1}), time.monotonic() + limits.hard_time + GRACE_S)
             return answer.get("killed") if isinstance(answer, dict) and "killed" in answer else None
 
         reply, more = borrowed.step(step, limits.hard_time, rlimit_values(limits), stdout, stderr,
