@@ -136,3 +136,11 @@ def test_watch_of_a_folder_without_a_match_says_so_until_one_starts(tmp_path):
         proc.kill()
         proc.wait(timeout=30)
 
+
+@pytest.mark.parametrize("where, message", [("nowhere", "no such folder"),
+                                            ("notes.txt", "is a file, not a folder")])
+def test_watch_of_a_folder_that_is_not_there_is_one_line(tmp_path, where, message):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    proc = referee("watch", where, "--no-browser", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [f"referee: error: {where}: {message}"], proc.stderr

@@ -95,7 +95,8 @@ class Watch:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
-            raise InputError("not a folder", str(root))
+            raise InputError("no such folder" if not self.root.exists() else "is a file, not a folder"
+                             if self.root.is_file() else "is not a folder", str(root))
         self.lives: dict[str, LiveFolder] = {}
         from starlette.routing import Route
 
