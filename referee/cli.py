@@ -13,6 +13,7 @@ import yaml
 
 from referee import __version__
 from referee.core.errors import InputError, not_utf8
+from referee.core.numbers import shown_value
 from referee.core.settings import env_names, key_line, load_yaml, parse_assignment, seed_value
 from referee.core.visible import visible
 
@@ -131,7 +132,7 @@ PLAY_KEYS = {
     "game": "the game (instead of the GAME argument)",
     "players": "list of player commands, in seat order (--player, once per seat)",
     "player": "same as players",
-    "names": "list of display names, one per seat (default: the commands)",
+    "names": "list of display names, one per seat, no two the same (default: the commands)",
     "board": "board / start-position file, relative to the config file (--board)",
     "variant": "game variant (--variant)",
     "seed": "match seed (--seed)",
@@ -200,6 +201,11 @@ def load_config(path: Path) -> dict[str, Any]:
         value = data.get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(p, str) for p in value)):
             raise InputError(f"{key!r} must be a list of strings", str(path), key_line(text, key))
+    names = data.get("names") or []
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:  # a series' summary had two rows of that name (a tournament's refuses it too)
+        raise InputError(f"names: {shown_value(twice)} is given twice; each seat needs a name of its own",
+                         str(path), key_line(text, "names"))
     if "pass_env" in data:
         data["pass_env"] = env_names(data["pass_env"], str(path), key_line(text, "pass_env"))
     if data.get("game") is not None and not isinstance(data["game"], str):

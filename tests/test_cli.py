@@ -328,6 +328,9 @@ def test_an_output_folder_that_is_a_file_is_one_line_and_the_file_is_kept(tmp_pa
     ("seed: 1\nreplace: false\nreplace: true\n", "c.yaml:3: not valid YAML: key 'replace' is given twice"),
     ("names: [a]\n", "c.yaml:1: names: 1 given for 2 players"),  # the file was not named
     ("games: 2\nnames: [a, b, c]\n", "c.yaml:2: names: 3 given for 2 players"),  # an IndexError
+    # the same name twice: a series' summary had two rows 'a' and 'Elo a - a'
+    ("games: 2\nnames:\n  - a\n  - a\n", "c.yaml:2: names: 'a' is given twice; each seat needs a name of its own"),
+    ("names: [me, me]\n", "c.yaml:1: names: 'me' is given twice"),  # one match too, as a tournament's
 ])
 def test_a_play_config_value_of_the_wrong_type_is_one_line_at_its_line(tmp_path, text, expected):
     """Each was computed with as given: a traceback, or worse ('no' was true

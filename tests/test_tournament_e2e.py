@@ -153,3 +153,46 @@ def test_ctrl_c_twice_is_one_line_exit_130_and_the_tournament_resumes(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     keys = journal_keys(out)
     assert len(keys) == len(set(keys)) == 12
+
+
+@pytest.mark.parametrize("kind", ["tournament", "series"])
+def test_ctrl_c_leaves_no_workers_output_files_behind(tmp_path, kind):
+    """Ctrl-C to the whole group while games are in play: each game's worker
+    output (games/.KEY.stderr.txt, its KeyboardInterrupt's traceback, or
+    nothing) is no news, and was left in the folder for --resume to remove.
+    The players answer their first step and then sleep far past any wait
+    here: two games are in play, for certain, when the signal comes."""
+    from conftest import FIRST_CELL, interruptible, write_player
+
+    sleepy = write_player(tmp_path, "sleepy", "import sys, time\nif int(sys.argv[1]) > 2:\n"
+                                              "    time.sleep(600)\n" + FIRST_CELL)
+    if kind == "tournament":
+        config = write_config(tmp_path, "round_robin", [("a", sleepy), ("b", sleepy), ("c", sleepy)])
+        config.write_text(config.read_text().replace("soft_time: 10", "soft_time: 300"))
+        argv, out = tournament(config, "--jobs", "2"), tmp_path / "out"
+    else:
+        out = tmp_path / "series"
+        argv = [sys.executable, "-m", "referee", "play", "cantris", "--player", sleepy, "--player", sleepy,
+                "--board", str(BOARD), "--games", "4", "--jobs", "2", "--time-limit", "300", "--seed", "1",
+                "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=interruptible)
+
+    def stepped() -> list[Path]:  # games past their first step, stuck in their third
+        found = []
+        for log in (out / "games").glob("*/log.jsonl"):
+            with contextlib.suppress(OSError):  # (a game set up ahead and called off goes)
+                if log.stat().st_size:
+                    found.append(log)
+        return found
+
+    deadline = time.monotonic() + 120
+    while len(stepped()) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert len(stepped()) >= 2 and proc.poll() is None, proc.communicate(timeout=60)[1][-2000:]
+    assert list((out / "games").glob(".*.stderr.txt"))  # the games' worker output, while they play
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert err.splitlines()[-1].startswith("referee: interrupted; run "), err[-2000:]
+    assert not [p.name for p in out.rglob("*.stderr.txt")], err[-2000:]

@@ -474,6 +474,40 @@ def test_a_game_set_up_ahead_and_interrupted_leaves_nothing(tmp_path):
     assert not [p for p in marks.iterdir() if "played" in p.read_text()]
 
 
+def test_a_game_whose_worker_died_of_the_ctrl_c_first_leaves_no_output_file(tmp_path):
+    """Ctrl-C reaches the game's worker too: where its death is seen (the
+    game failed, its output file kept for the message) before the runner
+    sees its own Ctrl-C, the file must still go, since the run was
+    interrupted and the game is simply lost; so too when the Ctrl-C comes
+    while the runner hands the game over (here it often does: the game
+    "fails" at once).  test_tournament_e2e plays the common case for real."""
+    import _thread
+    import signal
+    import time
+    from referee.tournament.runner import GameFailed, WorkerPlay
+
+    class DiedFirst(WorkerPlay):
+        def ahead(self, job, spec, playing=()):
+            return False  # no workers here
+
+        def __call__(self, job, spec):
+            errors = self._errors(job, spec)
+            errors.write_text("Traceback (most recent call last):\nKeyboardInterrupt\n")
+            _thread.interrupt_main()  # the runner's Ctrl-C, seen after this game's failure
+            deadline = time.monotonic() + 60
+            while not self._stopped and time.monotonic() < deadline:
+                time.sleep(0.01)
+            raise GameFailed(f"game {job.key}: the referee failed (exit 1): KeyboardInterrupt "
+                             f"(full output: {errors})")
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # (a test runner's may ignore it)
+    try:
+        summary, _ = run(write_config(tmp_path, 3, "round_robin"), jobs=1, play=DiedFirst())
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert summary.interrupted and summary.failure is None and summary.games == 0
+    assert not [p.name for p in (tmp_path / "out" / "games").iterdir()]
+
 def test_a_finished_game_is_journaled_once_the_next_one_is_started(tmp_path, monkeypatch):
     """The journal's fsync is not between one game and the next: game 1's
     line is written only once game 2 has started (the write waits for that

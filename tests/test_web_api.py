@@ -1,6 +1,7 @@
-"""`--player human:web` without a browser: the page's own requests made with
-urllib against a real `referee play`, so the seat's server, its token and the
-decision path are tested where no chromium is installed too."""
+"""`--player human:web` and `referee watch` without a browser: the page's own
+requests made with urllib against a real `referee play` (or `watch`), so the
+seat's server, its token and the decision path are tested where no chromium
+is installed too."""
 from __future__ import annotations
 
 import json
@@ -98,3 +99,48 @@ def test_the_decision_path_of_a_browser_seat(tmp_path):
     assert log[0]["player"] == 1 and log[0]["verdict"] == "OK" and log[0]["applied"] == turn["legal"][0]
     assert log[-1]["verdict"] == "RESIGNED" and log[-1]["player"] == 1
     assert referee("replay", tmp_path / "m", "--verify").returncode == 0
+
+
+def test_watch_of_a_folder_without_a_match_says_so_until_one_starts(tmp_path):
+    """A folder with no match in it was an empty table with no word: a
+    student who named the wrong folder could not tell it from a match that
+    had not started.  `watch` is meant to wait for one (it may start before
+    `play --out DIR`), so it says so, at the terminal and on the page."""
+    folder = tmp_path / "live"
+    folder.mkdir()
+    exe = Path(sys.executable).with_name("referee")
+    proc = subprocess.Popen([str(exe), "watch", str(folder), "--no-browser"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(lines) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert len(lines) == 2 and " at: http://" in lines[0], (lines, proc.poll())
+        url = lines[0].rsplit(" ", 1)[-1]
+        assert lines[1].startswith(f"no match, series or tournament found in {folder} yet"), lines
+        empty = call(url, "/api/games")
+        assert empty["games"] == [] and empty["note"] == lines[1]
+        played = referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                         "--seed", 1, "--out", folder / "g1", "--quiet")
+        assert played.returncode == 0, played.stderr
+        one = call(url, "/api/games")
+        assert [g["folder"] for g in one["games"]] == ["g1"] and one["note"] is None
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize("where, message", [("nowhere", "no such folder"),
+                                            ("notes.txt", "is a file, not a folder")])
+def test_watch_of_a_folder_that_is_not_there_is_one_line(tmp_path, where, message):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    proc = referee("watch", where, "--no-browser", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [f"referee: error: {where}: {message}"], proc.stderr

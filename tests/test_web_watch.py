@@ -69,6 +69,7 @@ def test_a_match_page_opened_before_the_match_follows_it_to_the_result(tmp_path,
     url = watch(folder)
     tab.goto(url)
     tab.wait_for_selector("body[data-games='0']", timeout=WAIT)  # nothing to show yet
+    assert f"No match, series or tournament found in {folder} yet" in tab.text_content("#report")
     play = referee("play", "tsuro", "--player", "builtin:random", "--player", "builtin:random",
                    "--player", "builtin:random", "--seed", 2, "--out", folder, "--quiet")
     assert play.returncode == 0, play.stderr

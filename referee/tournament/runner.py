@@ -151,6 +151,7 @@ class WorkerPlay:
         self._went: dict[str, tuple[str, int, Path]] = {}  # staged games to go early (_chain)
         self._lock = threading.Lock()
         self._stopped = False
+        self._interrupted = False  # stop(): Ctrl-C; a game that fails after it is no failure to show
         self._games: Path | None = None  # where the games' folders are
 
     def _start(self, spec_line: str, errors: Path) -> int:
@@ -161,10 +162,15 @@ class WorkerPlay:
         return self._launcher.start(spec_line, errors)
 
     @staticmethod
-    def _errors(job: GameJob, spec: MatchSpec) -> Path:
-        out = Path(spec.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        return out.parent / f".{job.key}.stderr.txt"
+    def _errors_file(job: GameJob, spec: MatchSpec) -> Path:
+        """Where the game's worker writes its output: hidden beside its folder."""
+        return Path(spec.out).parent / f".{job.key}.stderr.txt"
+
+    @classmethod
+    def _errors(cls, job: GameJob, spec: MatchSpec) -> Path:
+        errors = cls._errors_file(job, spec)
+        errors.parent.mkdir(parents=True, exist_ok=True)
+        return errors
 
     def ahead(self, job: GameJob, spec: MatchSpec, playing: Collection[str] = ()) -> bool:
         """Set ``job`` up now: it is a game to start soon (the planner says it
@@ -242,6 +248,9 @@ class WorkerPlay:
             with self._lock:
                 self._live.discard(ident)
         if code != 0:
+            if self._interrupted:  # killed, or its own KeyboardInterrupt: the runner says it was interrupted
+                errors.unlink(missing_ok=True)
+                raise GameFailed(f"game {job.key}: interrupted")
             lines = errors.read_text(errors="replace").strip().splitlines() if errors.exists() else []
             if code is None:
                 lines.append(f"its fork server ended: {self._launcher.why_gone()}")
@@ -291,9 +300,18 @@ class WorkerPlay:
         if self._games is not None:  # the warm seats' slots (each kept one is removed as its host ends)
             remove_tree(self._games / warmseats.SLOTS)
 
+    def forget(self, job: GameJob, spec: MatchSpec) -> None:
+        """Remove the output file of a game in play when the tournament was
+        interrupted (its worker's KeyboardInterrupt traceback, or nothing):
+        whatever its worker's thread saw first, the Ctrl-C or the worker's
+        death by it, the game is lost, not a failure to look into."""
+        self._errors_file(job, spec).unlink(missing_ok=True)
+
     def stop(self) -> None:
+        """Ctrl-C: kill the games in play (see :meth:`forget`), then :meth:`close`."""
         with self._lock:
             self._stopped = True
+            self._interrupted = True
             if self._launcher is not None:
                 for ident in self._live:
                     self._launcher.kill(ident)
@@ -451,6 +469,8 @@ class Tournament:
         running: dict[Future, GameJob] = {}
         unjournaled: list[GameRecord] = []  # finished, counted, not yet on disk
         failure: str | None = None
+        failed: str | None = None  # the key of the game ``failure`` is about (its output file is named)
+        handed: dict[str, GameJob] = {}  # the games handed to ``play`` and not recorded (yet)
         interrupted = False
         pool = ThreadPoolExecutor(max_workers=jobs)
         try:
@@ -459,6 +479,7 @@ class Tournament:
                 started = {job.key for job in running.values()}
                 for job in plan.pending:
                     if failure is None and len(running) < jobs and job.key not in started:
+                        handed[job.key] = job  # (first: a Ctrl-C in submit must not hide it)
                         running[pool.submit(self.record, job, play)] = job
                         started.add(job.key)
                 # Journaled once the next games are on their way: its fsync
@@ -478,10 +499,13 @@ class Tournament:
                     try:
                         record = future.result()
                     except GameFailed as exc:
-                        failure = failure or str(exc)
+                        if failure is None:
+                            failed = job.key
+                            failure = str(exc)
                         continue
                     unjournaled.append(record)
                     records[job.key] = record
+                    handed.pop(job.key, None)
                     last = visible(f"{job.key}: {result_text(record, self.config.names)}", lines=False)
                     progress.update(len(records), max(plan.expected_games, len(records)), last)
         except KeyboardInterrupt:
@@ -492,6 +516,10 @@ class Tournament:
             pool.shutdown(wait=True, cancel_futures=True)
             if isinstance(play, WorkerPlay):  # the games it set up ahead and did not play
                 play.close()
+                if interrupted:  # the games in play, lost: their workers' output is no news
+                    for job in handed.values():  # whatever their threads saw first
+                        if job.key != failed:
+                            play.forget(job, self.spec(job))
             progress.close()
             self._journal(journal, unjournaled)
         return self.report(records, failure, interrupted)

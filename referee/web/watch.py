@@ -5,8 +5,9 @@ A match folder (it has ``match.yaml``) is shown as the replay page that
 follows new steps; any other folder as the list of the match folders under
 it, each with its players, steps so far and result as games finish, linked to
 its own live page, and the tournament's report and replay pages once they are
-written.  Read-only: the server only reads DIR (the same local server and
-token as ``--player human:web``)."""
+written.  While no match folder is found, the page and the terminal say so
+(``watch`` may start before the match it is to show).  Read-only: the server
+only reads DIR (the same local server and token as ``--player human:web``)."""
 from __future__ import annotations
 
 import time
@@ -62,6 +63,15 @@ def _yaml(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def nothing_yet(root: Path) -> str:
+    """What the index says, and ``watch`` prints at its start, while no match
+    folder is found under ``root``: the page waits for one (``watch`` may
+    start before ``play --out DIR``), but a student who named the wrong
+    folder must be told, not shown an empty table."""
+    return (f"no match, series or tournament found in {root} yet; the page shows one once it starts "
+            f"there (a match folder holds match.yaml; a tournament's or series' folder, its games/)")
+
+
 def game_row(root: Path, folder: Path) -> dict[str, Any]:
     """One line of the index: what a TA wants to see of a game at a glance."""
     match = _yaml(folder / "match.yaml") or {}
@@ -85,7 +95,8 @@ class Watch:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
-            raise InputError("not a folder", str(root))
+            raise InputError("no such folder" if not self.root.exists() else "is a file, not a folder"
+                             if self.root.is_file() else "is not a folder", str(root))
         self.lives: dict[str, LiveFolder] = {}
         from starlette.routing import Route
 
@@ -139,7 +150,8 @@ class Watch:
 
         rows = [game_row(self.root, f) for f in match_folders(self.root)]
         return JSONResponse({"games": rows, "report": (self.root / "report.html").is_file(),
-                             "finished": sum(r["finished"] for r in rows)})
+                             "finished": sum(r["finished"] for r in rows),
+                             "note": None if rows else nothing_yet(self.root)})
 
     async def _file(self, request):
         from starlette.responses import FileResponse, PlainTextResponse
@@ -152,6 +164,8 @@ class Watch:
     def serve(self, open_browser: bool) -> None:
         """Serve until Ctrl-C."""
         self.server.announce(f"watching {self.root} at", open_browser)
+        if not match_folders(self.root):
+            print(nothing_yet(self.root), flush=True)
         try:
             while True:
                 time.sleep(0.5)
@@ -187,7 +201,8 @@ _INDEX_JS = r"""
       if (g.replay) link("/file/" + g.folder + "/replay.html?token=" + encodeURIComponent(token), "replay", rep);
     });
     var rep = document.getElementById("report");
-    rep.textContent = data.games.length + " game(s), " + data.finished + " finished. ";
+    rep.textContent = data.note ? data.note.charAt(0).toUpperCase() + data.note.slice(1) + "."
+                                : data.games.length + " game(s), " + data.finished + " finished. ";
     if (data.report) link("/file/report.html?token=" + encodeURIComponent(token), "tournament report", rep);
     document.body.setAttribute("data-games", data.games.length);
     document.body.setAttribute("data-finished-games", data.finished);
