@@ -58,9 +58,11 @@ class Borrowed:
         self.poller.register(pidfd, select.POLLIN)
 
     def close(self) -> None:
+        """Let go of the player (again: a no-op)."""
         for fd in (self.player.to_player, self.player.from_player, self.pidfd):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
         self.player.to_player = self.player.from_player = self.pidfd = -1
         self.outputs.close()
 

@@ -393,10 +393,6 @@ class Outputs:
 OUTPUTS = Outputs()
 
 
-def _outputs(req: dict) -> tuple[int, int, int, int]:
-    return OUTPUTS.open(req)
-
-
 def _size(fd: int) -> int:
     try:
         return os.fstat(fd).st_size
@@ -581,7 +577,7 @@ def _children_cpu() -> float:
 
 def run(req: dict, pid1: bool, control: int, answer=None) -> dict:
     reply = _blank_reply()
-    out, err, out_start, err_start = _outputs(req)
+    out, err, out_start, err_start = OUTPUTS.open(req)
     start = time.monotonic()
     before = _children_cpu()
     if _inherit_limits(req.get("rlimits") or {}):
@@ -1080,7 +1076,7 @@ def run_persistent(req: dict, pid1: bool, control: int) -> dict:
 def _persistent_step(req: dict, pid1: bool, control: int) -> dict:
     reply = _blank_reply(restarted=False)
     player = PERSISTENT
-    out, err, out_start, err_start = _outputs(req)
+    out, err, out_start, err_start = OUTPUTS.open(req)
     # (A step the worker began and hands back: its time so far counts.)
     start = time.monotonic() - float(req.get("elapsed", 0))
     sync = req.get("sync")
@@ -1237,7 +1233,7 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
     player = PERSISTENT
     start = time.monotonic()
     if player.pid is None:
-        out, err, _, _ = _outputs(req)
+        out, err, _, _ = OUTPUTS.open(req)
         problem = player.start(req, out, err, pid1)
         if problem:
             return {"start_error": problem, "ready": False, "wall": time.monotonic() - start}

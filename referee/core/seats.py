@@ -369,7 +369,7 @@ class SeatHost:
         """A step of the lent player, played here: the host's reply as it
         would have been, or what hands the player back (see
         direct.Borrowed.step); (None, None) if the host is gone."""
-        borrowed, self.borrowed = self.borrowed, None
+        borrowed = self.borrowed
         assert borrowed is not None and self.group is not None
         stdout, stderr = self._absolute_path(stdout_path), self._absolute_path(stderr_path)
 
@@ -379,11 +379,11 @@ class SeatHost:
 
         reply, more = borrowed.step(step, limits.hard_time, rlimit_values(limits), stdout, stderr,
                                     limits.output_kb, started, meanwhile, self.group.count, sweep)
-        if reply is None:
+        if reply is None:  # handed back (its descriptors closed), or the host is gone
+            self._unborrow()
             return None, more
-        if reply.pop("keep"):
-            self.borrowed = borrowed
-        else:
+        if not reply.pop("keep"):
+            self.borrowed = None
             self.sync = borrowed.sync(stdout, stderr)
         return reply, {}
 
