@@ -121,13 +121,16 @@ class Borrowed:
                     player.drain(out)  # (what it printed last is this step's output)
                     return back()  # it died, or closed its output
         wall = time.monotonic() - started
-        used = player.cpu()
+        readings: list = []
+        # Frozen first, so that it starts nothing while the rest is swept; its
+        # CPU and memory are read while its stop takes effect.
+        player.freeze(lambda: readings.extend((player.cpu(), player.peak_kb())))
+        used, peak = readings
         if budget and used - player.cpu_mark > budget + 1:
             return back()  # it outlived its SIGXCPU: the host kills it
         reply = seathost._blank_reply(restarted=False)
-        reply.update(exit=0, wall=wall, cpu=max(0.0, used - player.cpu_mark), peak_kb=player.peak_kb())
+        reply.update(exit=0, wall=wall, cpu=max(0.0, used - player.cpu_mark), peak_kb=peak)
         player.cpu_mark = used
-        player.freeze()  # first, so that it starts nothing while the rest is swept
         if count() != self.baseline:
             killed = sweep()
             if killed is None:

@@ -906,13 +906,15 @@ class Persistent:
             last = used
             time.sleep(0.0005)
 
-    def freeze(self) -> None:
+    def freeze(self, meanwhile=None) -> None:
         """Stop it until its next step (SIGSTOP): nothing of a seat runs
         between its steps, so it cannot compute, print or fork meanwhile.
         It is stopped once it waits for its next request, if it gets there
         within SETTLE_S: stopped half-way, what it prints after ``done`` (a
         second ``done``) would come out after it is woken and be taken for
-        the next step's answer; then thaw lets it get there first."""
+        the next step's answer; then thaw lets it get there first.
+        ``meanwhile`` is called once the stop is sent, before its wait:
+        readings that need no stopped player overlap the stop's latency."""
         self.settled = self.settle(time.monotonic() + SETTLE_S)
         self.fix_members()
         # SIGSTOP takes effect before the next time the process runs; wait
@@ -929,6 +931,8 @@ class Persistent:
                     os.kill(pid, signal.SIGSTOP)
                 except OSError:
                     pass
+            if meanwhile is not None:
+                meanwhile()
             for pid in self.members:
                 _stopped(pid, pid == self.pid and self.parent)
         finally:
