@@ -48,14 +48,14 @@ run(play_games)
 ALIVE = "print('child', 'killed' if os.waitpid(CHILD, os.WNOHANG)[0] else 'alive', flush=True)"
 CASES = [
     ("crashes", "os._exit(3)", "pass", {}, ("auto",)),
-    ("sleeps past the limit", "time.sleep(30)", "pass", {"soft_time": 0.5, "hard_time": 1}, ("auto",)),
+    ("sleeps past the limit", "time.sleep(30)", "pass", {"soft_time": 2, "hard_time": 3}, ("auto",)),
     ("leaves a process behind", "pass",
      "CHILD = os.fork()\n                    if CHILD == 0:\n                        os.setsid(); time.sleep(60)",
      {}, ("auto", "none")),
-    ("closes its output", "os.close(1); time.sleep(30)", "pass", {"soft_time": 0.5, "hard_time": 1}, ("auto",)),
+    ("closes its output", "os.close(1); time.sleep(30)", "pass", {"soft_time": 2, "hard_time": 3}, ("auto",)),
     ("ignores SIGXCPU", "signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n        while True: pass", "pass",
      {"cpu_time": 1, "soft_time": 30, "hard_time": 30}, ("auto",)),
-    ("stops itself", "os.kill(os.getpid(), signal.SIGSTOP)", "pass", {"soft_time": 0.5, "hard_time": 1}, ("auto",)),
+    ("stops itself", "os.kill(os.getpid(), signal.SIGSTOP)", "pass", {"soft_time": 2, "hard_time": 3}, ("auto",)),
     ("says done twice", "pass", "print('done', flush=True)", {}, ("auto",)),
     ("kills its host", "os.kill(os.getppid(), signal.SIGKILL)", "pass", {}, ("none",)),
 ]
