@@ -139,6 +139,22 @@ def test_a_persistent_player_that_stops_the_referee_does_not_leave_it_stopped(tm
     assert_verifies(out)
 
 
+@pytest.mark.parametrize("direct", ["on", "off"])
+def test_a_player_that_closes_its_output_is_not_charged_the_wait_for_it(tmp_path, make_player, monkeypatch,
+                                                                         direct):
+    # Its output at its end, the host's wait on it was a busy loop until the
+    # deadline: ~1.3 s of the host's CPU, in the seat's control group,
+    # charged to a player that slept (a CPU limit would have said CPU_LIMIT).
+    monkeypatch.setenv("REFEREE_DIRECT_STEPS", direct)
+    closer = "if CALLS == 2:\n        os.close(1); time.sleep(30)"
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, closer)}", "builtin:random",
+               seed=4, board=BOARDS / "cantris" / "10x5-1.txt",
+               extra=("--set", "soft_time=2", "--set", "hard_time=3"))
+    second = [r for r in read_log(out) if r["player"] == 1][1]
+    assert second["verdict"] == "TIMEOUT" and second["cpu_ms"] < 500, second
+
+
 def test_a_thread_left_burning_is_frozen_between_steps_and_charged_in_them(tmp_path, make_player):
     # A thread that burns CPU after the step's "done": frozen with its player
     # until the next step, where it burns again; step 3 waits (on the CPU

@@ -694,6 +694,7 @@ class Persistent:
         self.settled = True  # frozen while reading its stdin (nothing half-printed)
         self.over: str | None = None  # the whole-seat limit its start-up went over (measured)
         self.parent = True  # its player's parent (False: borrowed by the referee's worker, see direct.py)
+        self.closed = False  # its output (our end of its stdout pipe) reached its end
 
     def alive(self) -> bool:
         if self.pid is None or self.death is not None:
@@ -716,7 +717,7 @@ class Persistent:
                     pass
         self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
         self.death, self.fresh, self.settled, self.over = None, False, True, None
-        self.members, self.pipe = (), None
+        self.members, self.pipe, self.closed = (), None, False
         _let_go()
 
     def start(self, req: dict, out: int, err: int, pid1: bool) -> str | None:
@@ -741,7 +742,7 @@ class Persistent:
             return failure
         os.set_blocking(up_r, False)
         self.pid, self.to_player, self.from_player = pid, down_w, up_r
-        self.cpu_mark, self.pending, self.fresh = 0.0, b"", True
+        self.cpu_mark, self.pending, self.fresh, self.closed = 0.0, b"", True, False
         stat = os.fstat(down_w)
         self.members, self.pipe = (), (stat.st_dev, stat.st_ino)
         return None
@@ -833,6 +834,7 @@ class Persistent:
             except OSError:  # BlockingIOError: nothing more for now
                 break
             if not chunk:
+                self.closed = True  # (every writer closed it: no ``done`` can come)
                 break
             chunks.append(chunk)
             got += len(chunk)
@@ -1140,10 +1142,17 @@ def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: in
     status = usage = None
     seat = req.get("seat")
     sample = Sampler(seat, pid1)
+    watched = True
     try:
         while True:
             if player.drain(out):
                 break
+            if player.closed and watched:
+                # Its output ended (it closed its stdout, and no helper holds
+                # it): the pipe is ready for ever, and waited on it was a busy
+                # loop, the host's CPU charged to the player (its group's).
+                poller.unregister(player.from_player)
+                watched = False
             wpid, wstatus, wusage = os.wait4(pid, os.WNOHANG)
             if wpid == pid:
                 status, usage = wstatus, wusage
