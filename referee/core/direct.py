@@ -41,6 +41,7 @@ ENV = "REFEREE_DIRECT_STEPS"
 
 
 def enabled() -> bool:
+    """Whether seats may lend their players here (not ``REFEREE_DIRECT_STEPS=off``)."""
     return os.environ.get(ENV, "") != "off" and hasattr(os, "pidfd_open")
 
 
@@ -56,6 +57,8 @@ class Borrowed:
         self.poller = select.poll()
         self.poller.register(player.from_player, select.POLLIN)
         self.poller.register(pidfd, select.POLLIN)
+        self.death = select.poll()  # (poll, not select: any descriptor number)
+        self.death.register(pidfd, select.POLLIN)
 
     def close(self) -> None:
         """Let go of the player (again: a no-op)."""
@@ -66,8 +69,7 @@ class Borrowed:
         self.player.to_player = self.player.from_player = self.pidfd = -1
         self.outputs.close()
 
-    def sync(self, stdout: str, stderr: str, resumed: float | None = None,
-             starts: tuple[int, int] | None = None) -> dict:
+    def sync(self, stdout: str, stderr: str, starts: tuple[int, int] | None = None) -> dict:
         """What the host must know to take the player back (see
         ``seathost.Persistent.take_back``), the borrowed fds closed:
         ``starts``, the output files' sizes where the step being handed
@@ -82,7 +84,7 @@ class Borrowed:
         return back
 
     def _dead(self) -> bool:
-        return bool(select.select([self.pidfd], [], [], 0)[0])
+        return bool(self.death.poll(0))
 
     def step(self, k: int, hard: float, rlimits: dict, stdout: str, stderr: str, output_kb: int,
              started: float, meanwhile: Callable[[], None] | None,
