@@ -147,12 +147,16 @@ class Borrowed:
         return reply, None
 
 
-def borrow(lend: dict, host_pid: int, sandboxed: bool, pids: list[int], count: int | None) -> Borrowed | None:
+def borrow(lend: dict, host_pid: int, sandboxed: bool, pids: list[int], count: int | None,
+           outputs: tuple[str, str] | None = None) -> Borrowed | None:
     """Take the player a host lent (``seathost.lend``: its pid as the host
     sees it, the host's fd numbers of its pipes); ``host_pid`` is the host's
     own process (without a sandbox) or its bubblewrap's, ``pids`` the
     seat's processes and ``count`` their number (its control group's).
-    None where anything does not check out: the host keeps playing."""
+    None where anything does not check out: the host keeps playing.
+    ``outputs``: its output files (stdout, stderr), opened now, as the
+    /proc files a step reads are, so that a first step costs what any does
+    (lent before the match, their first opening would be step 1's)."""
     if count is None or not isinstance(lend, dict):
         return None
     try:
@@ -187,7 +191,11 @@ def borrow(lend: dict, host_pid: int, sandboxed: bool, pids: list[int], count: i
     held.parent = False
     held.pid, held.members, held.to_player, held.from_player = player, (player,), fds[1], fds[2]
     held.cpu_mark = held.cpu()  # frozen: what it used so far, as its host's mark
-    return Borrowed(held, fds[0], count)
+    borrowed = Borrowed(held, fds[0], count)
+    held.peak_kb(), held.reading()
+    if outputs is not None:
+        borrowed.outputs.open({"stdout": outputs[0], "stderr": outputs[1]})
+    return borrowed
 
 
 def _nspid(pid: int) -> list[int]:

@@ -163,6 +163,7 @@ class SeatHost:
         # host must be told of the steps played here when it plays the next.
         self.borrowed: direct.Borrowed | None = None
         self.sync: dict | None = None
+        self.outputs: tuple[str, str] | None = None  # its player's output files (stdout, stderr), once named
 
     # ----- life cycle
     def start(self, player_argv: Sequence[str]) -> str | None:
@@ -343,6 +344,7 @@ class SeatHost:
         request = self._request(argv, env, limits, stdout_path, stderr_path)
         request["prestart"] = True
         request["lend"] = self._lending()
+        self.outputs = (request["stdout"], request["stderr"])
         return message(request)
 
     # ----- a kept-alive player's ordinary steps, played here (see direct.py)
@@ -356,7 +358,7 @@ class SeatHost:
         if self.group is None or self.proc is None or not isinstance(lend, dict):
             return
         self.borrowed = direct.borrow(lend, self.proc.pid, self.sandbox.on, self.group.pids(),
-                                      self.group.count())
+                                      self.group.count(), self.outputs)
 
     def _unborrow(self) -> None:
         """Stop playing the player here; the host is told at its next step."""
@@ -371,7 +373,7 @@ class SeatHost:
         direct.Borrowed.step); (None, None) if the host is gone."""
         borrowed = self.borrowed
         assert borrowed is not None and self.group is not None
-        stdout, stderr = self._absolute_path(stdout_path), self._absolute_path(stderr_path)
+        stdout, stderr = self.outputs = self._absolute_path(stdout_path), self._absolute_path(stderr_path)
 
         def sweep() -> int | None:
             answer = self._ask(message({"sweep_borrowed": 1}), time.monotonic() + limits.hard_time + GRACE_S)
