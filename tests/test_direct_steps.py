@@ -58,6 +58,11 @@ CASES = [
     ("stops itself", "os.kill(os.getpid(), signal.SIGSTOP)", "pass", {"soft_time": 2, "hard_time": 3}, ("auto",)),
     ("says done twice", "pass", "print('done', flush=True)", {}, ("auto",)),
     ("kills its host", "os.kill(os.getppid(), signal.SIGKILL)", "pass", {}, ("none",)),
+    ("execs itself", "os.execv(sys.executable, [sys.executable, sys.argv[0]])", "pass",
+     {"soft_time": 2, "hard_time": 3}, ("auto",)),
+    ("forks a child that takes its next request", "pass",
+     "CHILD = os.fork()\n                    if CHILD == 0:\n                        sys.stdin.readline(); time.sleep(60)",
+     {"soft_time": 2, "hard_time": 3}, ("auto",)),
 ]
 
 
@@ -108,7 +113,9 @@ def test_a_misbehaving_player_is_judged_alike_whether_its_steps_are_lent_or_not(
     assert lent == hosted, (lent, hosted)
     # The steps before the misbehaviour, and the well-behaved player's, were the worker's.
     assert played >= 4, played
-    if name == "leaves a process behind":  # killed as the step ended (the frozen player has not reaped it)
+    if name == "forks a child that takes its next request":  # swept as its step ended: the request is the player's
+        assert third["verdict"] == "OK" and rogue[3]["verdict"] == "OK", rogue
+    elif name == "leaves a process behind":  # killed as the step ended (the frozen player has not reaped it)
         assert third["verdict"] == "OK" and rogue[3]["stdout"] == "child killed\n", rogue[3]
     elif name in ("says done twice", "kills its host"):
         assert third["verdict"] == "OK", third
