@@ -26,6 +26,32 @@ def test_a_move_printed_to_stdout_is_named_with_where_it_should_go(tmp_path, mak
     assert "it printed '0 0' to stdout" in proc.stdout
 
 
+def test_a_decision_file_of_another_name_is_named_with_the_fix(tmp_path, make_player):
+    """Decision.txt (a case slip) and decision.txt.txt (Windows hid the first
+    .txt): NO_DECISION says which file the folder has and what to call it,
+    and a program that crashes after writing one says so too."""
+    _, log = play(tmp_path, make_player("cased", "open('Decision.txt', 'w').write('0 0')\n"))
+    assert log[0]["verdict"] == "NO_DECISION"
+    assert log[0]["message"].endswith("without writing decision.txt; the folder has Decision.txt: "
+                                      "file names are case-sensitive, name it decision.txt"), log[0]
+    (tmp_path / "m").rename(tmp_path / "m1")
+    proc, log = play(tmp_path, make_player("doubled", "open('decision.txt.txt', 'w').write('0 0')\n"
+                                                      "raise SystemExit(3)\n"))
+    assert log[0]["verdict"] == "CRASH"
+    assert "; the folder has decision.txt.txt: the file must be named exactly decision.txt" in proc.stdout
+    rerun = referee("rerun", tmp_path / "m1", "--step", 1)
+    assert "the folder has Decision.txt: file names are case-sensitive" in rerun.stdout, rerun.stdout
+
+
+def test_decision_lookalikes():
+    from referee.core.players import decision_lookalike
+
+    assert decision_lookalike(["Board.txt", "DECISION.TXT", "decision.txt.txt"]) == "DECISION.TXT"
+    assert decision_lookalike(["decision.text", "state.json"]) == "decision.text"
+    assert decision_lookalike(["decision"]) == "decision"
+    assert decision_lookalike(["Board.txt", "decisions.txt.bak", "my_decision.txt", "stdout.txt"]) is None
+
+
 def test_a_decision_written_before_a_timeout_is_said_not_to_count(tmp_path, make_player):
     player = make_player("stays", "open('decision.txt', 'w').write('0 0')\nwhile True:\n    pass\n")
     # A 3 s hard limit (twice the soft one): even on a busy machine it has

@@ -496,8 +496,10 @@ class Match:
             return Verdict.MALFORMED, reply.problem, None
         if reply.text is None:
             if reply.run.failed:
-                return Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt" + _tail(reply), None
-            return Verdict.NO_DECISION, "the program exited without writing decision.txt" + _printed(reply), None
+                return (Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt"
+                        + _tail(reply) + _misnamed(reply), None)
+            return (Verdict.NO_DECISION, "the program exited without writing decision.txt"
+                    + (_misnamed(reply) or _printed(reply)), None)
         raw = reply.text.strip()
         try:
             decision = self.game.parse_decision(state, reply.text)
@@ -633,6 +635,17 @@ def _disk_full(path: Path) -> int | None:
 def _tail(reply: Reply) -> str:
     lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
     return f" (stderr: {visible(lines[-1][:160], lines=False)})" if lines else ""
+
+
+def _misnamed(reply: Reply) -> str:
+    """A decision written under another name (see players.decision_lookalike): say which."""
+    name = reply.misnamed
+    if name is None:
+        return ""
+    shown = visible(name[:60], lines=False)
+    if name.lower() == "decision.txt":
+        return f"; the folder has {shown}: file names are case-sensitive, name it decision.txt"
+    return f"; the folder has {shown}: the file must be named exactly decision.txt"
 
 
 def _printed(reply: Reply) -> str:

@@ -45,6 +45,7 @@ class Reply:
     problem: str | None = None  # why the decision file could not be used at all
     resigned: bool = False  # a human typed quit/resign or pressed Ctrl-C: the game ends
     human: bool = False  # a person decided: thinking time is never LATE (a time bank still runs)
+    misnamed: str | None = None  # no decision.txt, but a file named like it (Decision.txt, decision.txt.txt)
 
 
 class Agent(Protocol):
@@ -137,10 +138,10 @@ class ProcessAgent:
                 self.meanwhile()
             run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
         if self.seat is not None:
-            return reply_from(*self.seat.read_decision(DECISION_CAP), run)
+            return _seat_reply(self.seat, run)
         seat = SeatFolder(workdir.parents[1], player)
         try:
-            return reply_from(*seat.read_decision(DECISION_CAP), run)
+            return _seat_reply(seat, run)
         finally:
             seat.close()
 
@@ -203,6 +204,27 @@ def land_seats(agents: Sequence[Agent]) -> None:
             except Exception:
                 host.close()
                 raise
+
+
+def _seat_reply(seat: SeatFolder, run: RunResult) -> Reply:
+    """The step's Reply from the seat's decision file; when there is none,
+    with the file the program may have meant (only then is the folder listed)."""
+    reply = reply_from(*seat.read_decision(DECISION_CAP), run)
+    if reply.text is None:
+        reply.misnamed = decision_lookalike(seat.names())
+    return reply
+
+
+def decision_lookalike(names: Sequence[str]) -> str | None:
+    """The name among ``names`` a program most likely meant as decision.txt:
+    the same name in another case (``Decision.txt``), then one with its
+    extension added to or changed (``decision.txt.txt``, where Windows hid the
+    first ``.txt``; ``decision``; ``decision.text``).  None if there is none."""
+    near = [name for name in names if name.lower() != DECISION_FILE
+            and (name.lower() == "decision" or name.lower().startswith(("decision.", "decision ")))]
+    same = [name for name in names if name.lower() == DECISION_FILE and name != DECISION_FILE]
+    found = sorted(same) or sorted(near)
+    return found[0] if found else None
 
 
 def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply:
