@@ -43,6 +43,36 @@ def test_a_decision_file_of_another_name_is_named_with_the_fix(tmp_path, make_pl
     assert "the folder has Decision.txt: file names are case-sensitive" in rerun.stdout, rerun.stdout
 
 
+def test_a_view_opened_by_a_wrong_name_or_path_is_named_with_the_fix(tmp_path, make_player):
+    """board.txt (the case), players/p1/Board.txt (the path from the match
+    folder), decision.txt written elsewhere: the CRASH says what to open."""
+    cases = [("open('board.txt').read()", "; the file is Board.txt: file names are case-sensitive"),
+             ("open('players/p1/Board.txt').read()",
+              "; the program runs in its own seat folder (Board.txt, state.json and decision.txt are "
+              "there): open 'Board.txt' by its name alone, not 'players/p1/Board.txt'"),
+             ("open('/no-such-folder/decision.txt', 'w').write('0 0')",
+              "open 'decision.txt' by its name alone, not '/no-such-folder/decision.txt'")]
+    for i, (code, hint) in enumerate(cases):
+        _, log = play(tmp_path, make_player(f"p{i}", code + "\n"))
+        assert log[0]["verdict"] == "CRASH" and log[0]["message"].endswith(hint), log[0]["message"]
+        (tmp_path / "m").rename(tmp_path / f"m{i}")
+
+
+def test_path_hints_read_node_and_java_errors_too():
+    from types import SimpleNamespace
+    from referee.core.match import _path_hint
+
+    def hint(stderr):
+        return _path_hint(SimpleNamespace(run=SimpleNamespace(stderr_tail=stderr)))
+
+    assert hint("Error: ENOENT: no such file or directory, open 'STATE.JSON'\n    at Object.openSync\n"
+                "Node.js v20.2.0\n") == "; the file is state.json: file names are case-sensitive"
+    assert "open 'Board.txt' by its name alone, not '../Board.txt'" in hint(
+        "Exception in thread \"main\" java.io.FileNotFoundException: ../Board.txt (No such file or directory)\n")
+    assert hint("FileNotFoundError: [Errno 2] No such file or directory: 'weights.bin'") == ""
+    assert hint("FileNotFoundError: [Errno 2] No such file or directory: './Board.txt'") == ""
+
+
 def test_decision_lookalikes():
     from referee.core.players import decision_lookalike
 

@@ -8,6 +8,7 @@ through an :class:`referee.core.players.Agent`.  Every input is checked in
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import secrets
 import sys
 import shutil
@@ -497,7 +498,7 @@ class Match:
         if reply.text is None:
             if reply.run.failed:
                 return (Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt"
-                        + _tail(reply) + _misnamed(reply), None)
+                        + _tail(reply) + (_misnamed(reply) or _path_hint(reply)), None)
             return (Verdict.NO_DECISION, "the program exited without writing decision.txt"
                     + (_misnamed(reply) or _printed(reply)), None)
         raw = reply.text.strip()
@@ -635,6 +636,32 @@ def _disk_full(path: Path) -> int | None:
 def _tail(reply: Reply) -> str:
     lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
     return f" (stderr: {visible(lines[-1][:160], lines=False)})" if lines else ""
+
+
+# A path an error message says could not be opened: Python's (FileNotFoundError,
+# PermissionError, OSError), Node's (ENOENT ..., open 'x') and Java's.
+_FAILED_PATH = re.compile(r"(?:No such file or directory|Read-only file system|Permission denied)"
+                          r"(?::|, open) '([^'\n]+)'|FileNotFoundException: (\S+) \(", re.IGNORECASE)
+_VIEWS = ("Board.txt", "state.json")
+
+
+def _path_hint(reply: Reply) -> str:
+    """A program that failed on a path the referee can explain: a view file
+    in the wrong case (board.txt), a view or the decision looked for or
+    written anywhere but the folder the program runs in (its seat folder)."""
+    found = _FAILED_PATH.findall(reply.run.stderr_tail)
+    if not found:
+        return ""
+    path = "".join(found[-1])
+    name = re.split(r"[\\/]", path)[-1]
+    folder = path[:-len(name)]
+    proper = next((view for view in _VIEWS if view.lower() == name.lower()), None)
+    if proper is not None and name != proper:
+        return f"; the file is {proper}: file names are case-sensitive"
+    if name in (*_VIEWS, "decision.txt") and folder not in ("", "./", ".\\"):
+        return (f"; the program runs in its own seat folder (Board.txt, state.json and decision.txt "
+                f"are there): open {name!r} by its name alone, not {visible(path[:80])!r}")
+    return ""
 
 
 def _misnamed(reply: Reply) -> str:
