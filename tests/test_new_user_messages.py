@@ -73,6 +73,21 @@ def test_path_hints_read_node_and_java_errors_too():
     assert hint("FileNotFoundError: [Errno 2] No such file or directory: './Board.txt'") == ""
 
 
+def test_read_ckbd_of_the_step_itself_is_told_to_read_the_step_before(tmp_path):
+    """The template's read_ckbd(step - 1) written read_ckbd(step): the SDK's
+    one line, whole in the step's message, says which snapshot to read (it
+    used to tell a program run by the referee to run itself with rerun)."""
+    referee("new-player", "cantris", tmp_path / "bot")
+    player = tmp_path / "bot" / "player.py"
+    player.write_text(player.read_text().replace("read_ckbd(step - 1)", "read_ckbd(step)"))
+    _, log = play(tmp_path, f"python3 {player}")
+    assert log[0]["verdict"] == "CRASH"
+    assert log[0]["message"].endswith(
+        "(stderr: step_logs/step_1.txt: no such file: step_logs/ has the boards of the steps played so "
+        "far; at step s, the board before your move is read_ckbd(s - 1))"), log[0]["message"]
+    assert "rerun" not in log[0]["stderr"]
+
+
 def test_decision_lookalikes():
     from referee.core.players import decision_lookalike
 
