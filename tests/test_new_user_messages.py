@@ -88,6 +88,16 @@ def test_read_ckbd_of_the_step_itself_is_told_to_read_the_step_before(tmp_path):
     assert "rerun" not in log[0]["stderr"]
 
 
+def test_a_utf16_decision_is_named_as_such(tmp_path, make_player):
+    """PowerShell's `echo "0 0" > decision.txt` writes UTF-16: MALFORMED says
+    so, and what was in it, instead of a garbled 'expected one line, got 2'."""
+    proc, log = play(tmp_path, make_player("utf16", "open('decision.txt', 'w', encoding='utf-16').write('0 0\\r\\n')\n"))
+    assert log[0]["verdict"] == "MALFORMED"
+    assert log[0]["message"] == ("step 1, player 1: MALFORMED: decision.txt is UTF-16 ('0 0'; PowerShell's > "
+                                 "and Out-File, Notepad's 'Unicode' write it): write it as UTF-8 or plain ASCII")
+    assert "\x00" not in proc.stdout and "^@" not in proc.stdout
+
+
 def test_decision_lookalikes():
     from referee.core.players import decision_lookalike
 

@@ -236,6 +236,10 @@ def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply
     if len(data) > DECISION_CAP:
         return Reply(data[:200].decode("utf-8", "replace"), run,
                      f"{DECISION_FILE} is over {DECISION_CAP // 1024} KiB")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte-order mark
+        shown = data[:160].decode("utf-16", "replace").strip()
+        return Reply("", run, f"{DECISION_FILE} is UTF-16 ({shown[:60]!r}; PowerShell's > and Out-File, "
+                              "Notepad's 'Unicode' write it): write it as UTF-8 or plain ASCII")
     return Reply(data.decode("utf-8", "replace"), run)
 
 
