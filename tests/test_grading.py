@@ -297,6 +297,32 @@ def test_a_class_results_folder_among_the_submissions_is_not_graded(tmp_path):
         assert not (folder / "syntax_error" / "grades").exists()
 
 
+def test_a_class_names_the_files_beside_its_folders_and_how_to_unpack_an_archive(tmp_path):
+    """A zip handed in as downloaded was passed over in silence: the TA's
+    CSV lacked that student.  Every file now has a row saying why it was not
+    graded; a zip already unpacked beside it is graded as its folder."""
+    config = write_config(tmp_path)
+    submission(tmp_path, "syntax_error")
+    folder = tmp_path / "hand-in"
+    (folder / "syntax_error.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # unpacked: syntax_error/
+    (folder / "carol.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (folder / "notes.txt").write_text("late: dave\n")
+    (folder / ".DS_Store").write_bytes(b"")
+    proc = referee("grade", config, "--submissions", "hand-in", "--results", tmp_path / "grades", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = (tmp_path / "grades" / "grades.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["carol.zip", "notes.txt", "syntax_error"], rows
+    assert rows[0] == ('carol.zip,0,70,0,0,0,,not gradable,,"hand-in/carol.zip is an archive, not a folder: '
+                       'unpack it into a folder of its own (unzip hand-in/carol.zip -d hand-in/carol) and '
+                       'grade that"')
+    assert "hand-in/notes.txt is a file, not a submission folder" in rows[1]
+    assert "carol.zip: not graded (hand-in/carol.zip is an archive" in proc.stdout
+    one = referee("grade", config, "--submission", "hand-in/carol.zip", cwd=tmp_path)
+    assert one.returncode == 2 and one.stderr.strip() == (
+        "referee: error: --submission hand-in/carol.zip is an archive, not a folder: unpack it into a "
+        "folder of its own (unzip hand-in/carol.zip -d hand-in/carol) and grade that"), one.stderr
+
+
 CLASS_CONFIG = one_opponent("{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}")
 
 

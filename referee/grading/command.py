@@ -155,6 +155,7 @@ def _check_submission(submission: str) -> None:
     a folder: a path that is not there, or a file that is no program, was
     graded 0 as 'nothing was submitted' (exit 0), a typo's grade."""
     from .gauntlet import is_command
+    from .submission import archive_hint
 
     if is_command(submission):
         return
@@ -163,6 +164,9 @@ def _check_submission(submission: str) -> None:
         raise InputError(f"--submission {submission}: no such folder (a command line has its arguments: "
                          "'python3 bot.py')")
     if not path.is_dir():
+        archive = archive_hint(path)
+        if archive:
+            raise InputError(f"--submission {submission} {archive}")
         example = f" (e.g. 'python3 {submission}')" if submission.endswith(".py") else ""
         raise InputError(f"--submission {submission} is a file, not a program (not executable); give the "
                          f"folder it is in, or the command line that runs it{example}")
