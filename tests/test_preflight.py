@@ -48,6 +48,33 @@ def test_a_binary_not_built_yet_says_how_to_build_it(tmp_path):
     refused(play(tmp_path, "./player", GOOD), "player 1", "player.cpp is there", "g++ ")
 
 
+def test_a_binary_in_a_subfolder_not_built_yet_gets_a_build_command_that_works_here(tmp_path):
+    """The build command was the folder's own (-o player player.cpp), which
+    fails where the student typed ./mybot/player."""
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "player.cpp").write_text("int main() {}\n")
+    here = "." + os.sep
+    line = refused(play(tmp_path, f"{here}mybot{os.sep}player", GOOD), "player 1")
+    mybot = os.path.join("mybot", "player")
+    assert line.endswith(f"(but player.cpp is there: compile it first: g++ -std=c++14 -O2 -o {mybot} {mybot}.cpp)")
+
+
+def test_a_player_folder_given_as_the_command_says_how_to_run_the_player_in_it(tmp_path):
+    """check-bot and grade take the folder new-player made; play takes a
+    command: the refusal names the command for the program in the folder."""
+    referee("new-player", "cantris", tmp_path / "mybot")
+    line = refused(play(tmp_path, "mybot", GOOD), "player 1", "mybot is a folder, not a program")
+    assert line.endswith(f'; to run the player in it: --player "python3 mybot{os.sep}player.py" '
+                         "(check-bot and grade take the folder)")
+    referee("new-player", "cantris", tmp_path / "cbot", "--lang", "cpp")
+    line = refused(play(tmp_path, GOOD, "cbot"), "player 2", "cbot is a folder, not a program")
+    assert "; compile the player.cpp in it first (g++ -std=c++14 -O2 -o " in line
+    line = refused(play(tmp_path, "python3 mybot", GOOD), "player 1")
+    assert line.endswith(f"python3 cannot run mybot: it is a folder, not a script; to run the player in "
+                         f'it: --player "python3 mybot{os.sep}player.py" (check-bot and grade take the folder)')
+    assert no_step_ran(tmp_path)
+
+
 def test_cpp_source_given_as_the_command_says_compile_first(tmp_path):
     (tmp_path / "bot.cpp").write_text("int main() {}\n")
     line = refused(play(tmp_path, GOOD, "bot.cpp"), "player 2", "source code", "compile it first")
