@@ -98,6 +98,21 @@ def test_a_utf16_decision_is_named_as_such(tmp_path, make_player):
     assert "\x00" not in proc.stdout and "^@" not in proc.stdout
 
 
+def test_a_match_folder_that_is_not_there_names_the_newest_ones_beside_it(tmp_path):
+    """`replay step_logs/<match>` taken literally, or a typo, said 'not a
+    match folder' of a folder that does not exist; a file of one was the same."""
+    play(tmp_path, "builtin:greedy")
+    proc = referee("replay", "step_logs/<match>", cwd=tmp_path.parent)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("referee: error: step_logs/<match>: no such match folder"), proc.stderr
+    proc = referee("rerun", tmp_path / "mm", "--step", 1)
+    assert proc.stderr.strip() == (f"referee: error: {tmp_path / 'mm'}: no such match folder "
+                                   f"(the newest in {tmp_path}: m)"), proc.stderr
+    proc = referee("replay", tmp_path / "m" / "log.jsonl")
+    assert proc.stderr.strip() == (f"referee: error: {tmp_path / 'm' / 'log.jsonl'}: a file, not a match "
+                                   f"folder; give the folder that holds it ({tmp_path / 'm'})"), proc.stderr
+
+
 def test_decision_lookalikes():
     from referee.core.players import decision_lookalike
 
