@@ -4,11 +4,13 @@ running, a decision of two lines, a board name that is not shipped, a player
 run by hand without its files, the docs of a wheel install."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 
 from conftest import read_log, referee
+from terminal import Terminal
 
 
 def play(tmp_path, player: str, *extra: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
@@ -111,6 +113,59 @@ def test_a_match_folder_that_is_not_there_names_the_newest_ones_beside_it(tmp_pa
     proc = referee("replay", tmp_path / "m" / "log.jsonl")
     assert proc.stderr.strip() == (f"referee: error: {tmp_path / 'm' / 'log.jsonl'}: a file, not a match "
                                    f"folder; give the folder that holds it ({tmp_path / 'm'})"), proc.stderr
+
+
+def test_a_long_step_shows_a_status_line_on_a_terminal_until_it_is_judged(tmp_path, make_player):
+    """An endless loop was a silent terminal for the whole hard limit (a
+    minute in Cantris).  Here the player waits for a file the test writes
+    once the status line shows: no timing is assumed."""
+    player = make_player("waits", """
+        import os, time
+        go = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
+        while not os.path.exists(go):
+            time.sleep(0.02)
+        open("decision.txt", "w").write("0 0")
+        """)
+    term = Terminal(["play", "cantris", "--player", player, "--player", "builtin:random", "--seed", "1",
+                     "--out", str(tmp_path / "m"), "--no-color", "--sandbox", "none"], dict(os.environ), tmp_path)
+    term.read_until(r"\r\x1b\[K  step 1, player 1 \(.*\) running: \d+ s \(LATE past 30 s, killed at 60 s\)")
+    (tmp_path / "go").write_text("")
+    assert term.finish() == 0
+    assert re.search(r"\r\x1b\[Kstep   1  player 1 \(.*\)  0 0  OK", term.text), term.text[-2000:]
+
+
+def test_the_status_line_is_erased_and_never_shown_again_once_closed():
+    """A match stopped in a step (Ctrl-C, an error) closes the console
+    observer: its status line is erased and its thread writes no more."""
+    import threading
+    from referee.console import Thinking
+
+    shown = threading.Event()
+
+    class Out:
+        def __init__(self):
+            self.text = ""
+
+        def write(self, text):
+            self.text += text
+            if "running" in text:
+                shown.set()
+
+        def flush(self):
+            pass
+
+    out = Out()
+    thinking = Thinking(out)
+    thinking.AFTER = 0.0
+    thinking.arm("step 1, player 1 (bot) running", "LATE past 1 s, killed at 2 s")
+    assert shown.wait(60)
+    thinking.disarm()
+    thinking.disarm()  # idempotent: the match's end and the CLI's both close it
+    assert out.text.endswith("\r\x1b[K") and out.text.count("\r\x1b[K  step 1") >= 1
+    written = out.text
+    thinking._wake.acquire()  # the thread, if it woke meanwhile, has done its round
+    thinking._wake.release()
+    assert out.text == written
 
 
 def test_decision_lookalikes():

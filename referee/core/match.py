@@ -187,6 +187,10 @@ class Observer:
 
     def step(self, match: Prepared, record: dict[str, Any], state: GameState) -> None: ...
 
+    def deciding(self, match: Prepared, step: int, player: int, limits: Limits) -> None:
+        """A player program's step is handed over (a person's is not): its
+        :meth:`step` follows when it is judged."""
+
     def over(self, match: Prepared) -> None:
         """The last step is played and logged (the result is still to be written)."""
 
@@ -430,6 +434,7 @@ class Match:
         if isinstance(agent, ProcessAgent):
             agent.limits = step_limits
             agent.meanwhile = self.later.go  # the last step's writes, while this player runs
+            self.observer.deciding(p, step, player, step_limits)
         else:
             self.later.go()
         reply = agent.decide(seat.path, step, player, state)
