@@ -60,6 +60,32 @@ def test_a_view_opened_by_a_wrong_name_or_path_is_named_with_the_fix(tmp_path, m
         (tmp_path / "m").rename(tmp_path / f"m{i}")
 
 
+def test_a_decision_written_beside_the_program_or_a_change_of_folder_is_named(tmp_path, make_player):
+    """Unsandboxed (macOS, Windows, --sandbox none) a decision.txt written
+    by a path relative to the program's file lands beside it: NO_DECISION
+    says where it went.  A program that changed folder and then found no
+    Board.txt is asked whether it did."""
+    beside = make_player("beside", """
+        import os
+        open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "decision.txt"), "w").write("0 0")
+        """)
+    _, log = play(tmp_path, beside, "--sandbox", "none")
+    assert log[0]["verdict"] == "NO_DECISION"
+    assert log[0]["message"].endswith(f"; it wrote {tmp_path / 'decision.txt'} instead: the program starts in "
+                                      "its own seat folder, write decision.txt there (by its name alone)")
+    (tmp_path / "m").rename(tmp_path / "m1")
+    (tmp_path / "decision.txt").unlink()
+    moved = make_player("moved", """
+        import os
+        os.chdir(os.path.dirname(os.path.abspath(__file__)))
+        open("Board.txt").read()
+        """)
+    _, log = play(tmp_path, moved, "--sandbox", "none")
+    assert log[0]["verdict"] == "CRASH"
+    assert log[0]["message"].endswith("; Board.txt is in the folder the program starts in (its seat folder): "
+                                      "did it change folder (os.chdir, cd)?"), log[0]["message"]
+
+
 def test_path_hints_read_node_and_java_errors_too():
     from types import SimpleNamespace
     from referee.core.match import _path_hint
@@ -72,7 +98,9 @@ def test_path_hints_read_node_and_java_errors_too():
     assert "open 'Board.txt' by its name alone, not '../Board.txt'" in hint(
         "Exception in thread \"main\" java.io.FileNotFoundException: ../Board.txt (No such file or directory)\n")
     assert hint("FileNotFoundError: [Errno 2] No such file or directory: 'weights.bin'") == ""
-    assert hint("FileNotFoundError: [Errno 2] No such file or directory: './Board.txt'") == ""
+    assert hint("FileNotFoundError: [Errno 2] No such file or directory: './Board.txt'") == (
+        "; Board.txt is in the folder the program starts in (its seat folder): did it change folder "
+        "(os.chdir, cd)?")
 
 
 def test_read_ckbd_of_the_step_itself_is_told_to_read_the_step_before(tmp_path):

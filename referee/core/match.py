@@ -503,9 +503,9 @@ class Match:
         if reply.text is None:
             if reply.run.failed:
                 return (Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt"
-                        + _tail(reply) + (_misnamed(reply) or _path_hint(reply)), None)
+                        + _tail(reply) + (_misnamed(reply) or _elsewhere(reply) or _path_hint(reply)), None)
             return (Verdict.NO_DECISION, "the program exited without writing decision.txt"
-                    + (_misnamed(reply) or _printed(reply)), None)
+                    + (_misnamed(reply) or _elsewhere(reply) or _printed(reply)), None)
         raw = reply.text.strip()
         try:
             decision = self.game.parse_decision(state, reply.text)
@@ -666,6 +666,9 @@ def _path_hint(reply: Reply) -> str:
     if name in (*_VIEWS, "decision.txt") and folder not in ("", "./", ".\\"):
         return (f"; the program runs in its own seat folder (Board.txt, state.json and decision.txt "
                 f"are there): open {name!r} by its name alone, not {visible(path[:80])!r}")
+    if name in _VIEWS:  # the referee wrote it where the program started: it went elsewhere
+        return (f"; {name} is in the folder the program starts in (its seat folder): did it change "
+                "folder (os.chdir, cd)?")
     return ""
 
 
@@ -678,6 +681,14 @@ def _misnamed(reply: Reply) -> str:
     if name.lower() == "decision.txt":
         return f"; the folder has {shown}: file names are case-sensitive, name it decision.txt"
     return f"; the folder has {shown}: the file must be named exactly decision.txt"
+
+
+def _elsewhere(reply: Reply) -> str:
+    """A decision written beside the program (see players.decision_elsewhere)."""
+    if reply.elsewhere is None:
+        return ""
+    return (f"; it wrote {visible(reply.elsewhere[-120:], lines=False)} instead: the program starts in its "
+            "own seat folder, write decision.txt there (by its name alone)")
 
 
 def _printed(reply: Reply) -> str:

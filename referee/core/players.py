@@ -46,6 +46,7 @@ class Reply:
     resigned: bool = False  # a human typed quit/resign or pressed Ctrl-C: the game ends
     human: bool = False  # a person decided: thinking time is never LATE (a time bank still runs)
     misnamed: str | None = None  # no decision.txt, but a file named like it (Decision.txt, decision.txt.txt)
+    elsewhere: str | None = None  # no decision.txt, but one written in this step beside the program
 
 
 class Agent(Protocol):
@@ -126,6 +127,7 @@ class ProcessAgent:
         if not self.environ:  # not attached to a seat (rerun): no sandbox, no pass_env
             self.environ = player_environment(os.environ, workdir.absolute(), False)
         env = self._env(player, step)  # the SDKs' run() loops when REFEREE_PERSISTENT says 1
+        began = time.time()
         out, err = workdir / "stdout.txt", workdir / "stderr.txt"
         if self.host is not None and self.persistent:
             run = self.host.run(self.argv, env, self.limits, out, err, persistent_step=step,
@@ -138,12 +140,16 @@ class ProcessAgent:
                 self.meanwhile()
             run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
         if self.seat is not None:
-            return _seat_reply(self.seat, run)
-        seat = SeatFolder(workdir.parents[1], player)
-        try:
-            return _seat_reply(seat, run)
-        finally:
-            seat.close()
+            reply = _seat_reply(self.seat, run)
+        else:
+            seat = SeatFolder(workdir.parents[1], player)
+            try:
+                reply = _seat_reply(seat, run)
+            finally:
+                seat.close()
+        if reply.text is None and reply.misnamed is None:
+            reply.elsewhere = decision_elsewhere(self.argv, began)
+        return reply
 
     def restart(self) -> None:
         """A kept-alive player ends now and starts again at its next step,
@@ -213,6 +219,23 @@ def _seat_reply(seat: SeatFolder, run: RunResult) -> Reply:
     if reply.text is None:
         reply.misnamed = decision_lookalike(seat.names())
     return reply
+
+
+def decision_elsewhere(argv: Sequence[str], since: float) -> str | None:
+    """A decision.txt written since ``since`` beside the program (the folder
+    of its binary or script, or the referee's own folder): one written by a
+    path relative to the program's file, or after a change of folder, where
+    no sandbox stopped it (macOS, Windows, ``--sandbox none``)."""
+    folders = [os.path.dirname(word) for word in argv if os.path.isabs(word)] + [os.getcwd()]
+    for folder in dict.fromkeys(folders):
+        path = os.path.join(folder, DECISION_FILE)
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if info.st_mtime >= since - 0.05:  # the kernel's file times run on a coarse clock
+            return path
+    return None
 
 
 def decision_lookalike(names: Sequence[str]) -> str | None:
