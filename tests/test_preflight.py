@@ -75,6 +75,23 @@ def test_a_player_folder_given_as_the_command_says_how_to_run_the_player_in_it(t
     assert no_step_ran(tmp_path)
 
 
+@posix_only
+def test_the_slips_of_a_windows_or_debian_habit_are_named(tmp_path):
+    """`py` (Windows' launcher) or `python` where only python3 is; a script
+    named in another case; a Windows path, whose \\ the shell-like split ate."""
+    from referee.core.preflight import command_problem
+
+    assert command_problem(["py", "bot.py"], tmp_path) == (
+        "command 'py' not found (not a file, not on PATH); this system has python3: write 'python3'")
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "player.py").write_text("")
+    refused(play(tmp_path, "python3 mybot/Player.py", GOOD), "player 1",
+            "python3 cannot find mybot/Player.py: no such file (the folder has player.py: file names are "
+            "case-sensitive)")
+    line = refused(play(tmp_path, "python3 mybot\\player.py", GOOD), "player 1")
+    assert line.endswith("(on Linux and macOS a \\ in a command escapes the next character: write paths with /)")
+
+
 def test_cpp_source_given_as_the_command_says_compile_first(tmp_path):
     (tmp_path / "bot.cpp").write_text("int main() {}\n")
     line = refused(play(tmp_path, GOOD, "bot.cpp"), "player 2", "source code", "compile it first")

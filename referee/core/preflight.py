@@ -50,6 +50,8 @@ def check_players(players: Iterable[tuple[str, Sequence[str] | None]], base_dir:
             continue
         problem = command_problem(list(argv), base_dir)
         if problem:
+            if not WINDOWS and "\\" in label:  # the label quotes the command as given
+                problem += " (on Linux and macOS a \\ in a command escapes the next character: write paths with /)"
             raise InputError(f"{label}: {problem}", source)
 
 
@@ -86,6 +88,9 @@ def command_problem(argv: list[str], base_dir: Path) -> str | None:
             return (_file_problem(first, local)
                     or f"'{first}' is not a command on PATH; to run the file in this folder, "
                        f"write '{_as_path(first)}'")
+        other = {"python": "python3", "py": "python3", "python3": "py" if WINDOWS else "python"}.get(first)
+        if other and shutil.which(other):
+            return f"command '{first}' not found (not a file, not on PATH); this system has {other}: write '{other}'"
         return f"command '{first}' not found (not a file, not on PATH)"
     return _script_problem(first, argv[1:], base_dir)
 
@@ -149,6 +154,9 @@ def _missing_hint(word: str, path: Path) -> str:
         siblings = sorted(p.name for p in path.parent.iterdir() if p.stem == path.stem)
         if siblings:
             return f" (did you mean {siblings[0]}?)"
+        cased = sorted(p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower())
+        if cased:
+            return f" (the folder has {cased[0]}: file names are case-sensitive)"
     return ""
 
 
