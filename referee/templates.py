@@ -73,7 +73,8 @@ and `referee-player.yaml` (how graders build and run it) are all a grader
 needs. Before you hand it in, run the check graders run first:
 
     referee check-bot {game} --player .
- From the folder above this one:
+
+Then zip it, from the folder above this one:
 
 - Linux, macOS: `zip -r {name}.zip {name} -x {skip}`
 - Windows (PowerShell): `Compress-Archive -Path {name} -DestinationPath {name}.zip`
