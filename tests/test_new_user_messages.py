@@ -204,6 +204,19 @@ def test_the_new_player_readme_ends_its_command_block_before_the_zip_lines(tmp_p
         assert not [line for line in text.splitlines() if line.startswith(" ") and not line.startswith("    ")]
 
 
+def test_an_empty_decision_says_so_and_a_crash_after_it_too(tmp_path, make_player):
+    """'': expected two integers 'r c', got 0 word(s)' said less than this."""
+    _, log = play(tmp_path, make_player("blank", "open('decision.txt', 'w').write('\\n')\n"))
+    assert log[0]["verdict"] == "MALFORMED"
+    assert log[0]["message"] == ("step 1, player 1: MALFORMED: decision.txt is empty (expected one line 'r c': "
+                                 "the row (0 = top) and column of a non-empty cell)")
+    (tmp_path / "m").rename(tmp_path / "m1")
+    _, log = play(tmp_path, make_player("opened", "f = open('decision.txt', 'w')\n1 / 0\n"))
+    assert log[0]["verdict"] == "MALFORMED"
+    assert log[0]["message"].endswith("non-empty cell); then the program failed: exit status 1 "
+                                      "(stderr: ZeroDivisionError: division by zero)"), log[0]["message"]
+
+
 def test_decision_lookalikes():
     from referee.core.players import decision_lookalike
 

@@ -510,6 +510,11 @@ class Match:
         try:
             decision = self.game.parse_decision(state, reply.text)
         except Exception as exc:  # DecisionError; a game bug must not kill the match either
+            if not raw.lstrip("\ufeff"):  # what the codec says of nothing is less plain than this
+                help_text = self.game.decision_help
+                failed = f"; then the program failed: {describe_exit(reply.run)}{_tail(reply)}"
+                return (Verdict.MALFORMED, "decision.txt is empty" + (f" (expected {help_text})" if help_text else "")
+                        + (failed if reply.run.failed else ""), None)
             return Verdict.MALFORMED, f"{raw[:80]!r}: {exc}" + self._hint(str(exc)), None
         reason = state.illegal_reason(decision)
         if reason:
