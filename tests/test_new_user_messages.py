@@ -214,7 +214,24 @@ def test_an_empty_decision_says_so_and_a_crash_after_it_too(tmp_path, make_playe
     _, log = play(tmp_path, make_player("opened", "f = open('decision.txt', 'w')\n1 / 0\n"))
     assert log[0]["verdict"] == "MALFORMED"
     assert log[0]["message"].endswith("non-empty cell); then the program failed: exit status 1 "
-                                      "(stderr: ZeroDivisionError: division by zero)"), log[0]["message"]
+                                      "(stderr: ZeroDivisionError: division by zero at opened.py:2)"), log[0]["message"]
+
+
+def test_a_python_crash_names_the_players_own_file_and_line_in_its_one_line(tmp_path, make_player):
+    """The one line (log, check-bot, grades) named the error but not where:
+    now the last frame of the player's own code (not the SDK's), or the file
+    of a SyntaxError."""
+    _, log = play(tmp_path, make_player("typo", "x = 1\ndef f(:\n    pass\n"))
+    assert "(stderr: SyntaxError: invalid syntax at typo.py:2)" in log[0]["message"], log[0]["message"]
+    (tmp_path / "m").rename(tmp_path / "m1")
+    referee("new-player", "cantris", tmp_path / "bot")
+    player = tmp_path / "bot" / "player.py"
+    text = player.read_text().replace("read_ckbd(step - 1)", "read_ckbd('one')")
+    player.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "read_ckbd('one')" in ln)
+    _, log = play(tmp_path, f"python3 {player}")
+    assert log[0]["verdict"] == "CRASH"
+    assert log[0]["message"].endswith(f"'one' at player.py:{line})"), log[0]["message"]
 
 
 def test_decision_lookalikes():

@@ -643,9 +643,28 @@ def _disk_full(path: Path) -> int | None:
     return free if free < DISK_FULL_FREE else None
 
 
+_PY_FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)', re.MULTILINE)
+
+
 def _tail(reply: Reply) -> str:
     lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
-    return f" (stderr: {visible(lines[-1][:160], lines=False)})" if lines else ""
+    if not lines:
+        return ""
+    return f" (stderr: {visible(lines[-1][:160], lines=False)}{_py_where(reply.run.stderr_tail)})"
+
+
+def _py_where(stderr: str) -> str:
+    """Where a Python traceback points in the player's own code (the last
+    frame outside the SDK and the standard library; a SyntaxError's file):
+    the one-line message then names the file and line, as the tail does."""
+    frames = [(path, line) for path, line in _PY_FRAME.findall(stderr)]
+    own = [(path, line) for path, line in frames
+           if "referee_sdk" not in path and "/lib/python" not in path and not path.startswith("<")]
+    if not own:
+        return ""
+    path, line = own[-1]
+    name = re.split(r"[\\/]", path)[-1][:60]
+    return f" at {visible(name, lines=False)}:{line}"
 
 
 # A path an error message says could not be opened: Python's (FileNotFoundError,
