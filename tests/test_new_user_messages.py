@@ -86,6 +86,14 @@ def test_a_decision_written_beside_the_program_or_a_change_of_folder_is_named(tm
                                       "did it change folder (os.chdir, cd)?"), log[0]["message"]
 
 
+def test_a_program_that_reads_stdin_is_told_its_input_is_files(tmp_path, make_player):
+    _, log = play(tmp_path, make_player("reads", "r, c = input().split()\n"))
+    assert log[0]["verdict"] == "CRASH"
+    assert log[0]["message"].endswith(
+        "(stderr: EOFError: EOF when reading a line at reads.py:1); the program read its standard input, which "
+        "is closed: its input is the files in its folder (Board.txt, state.json), its output decision.txt")
+
+
 def test_path_hints_read_node_and_java_errors_too():
     from types import SimpleNamespace
     from referee.core.match import _path_hint

@@ -672,12 +672,17 @@ def _py_where(stderr: str) -> str:
 _FAILED_PATH = re.compile(r"(?:No such file or directory|Read-only file system|Permission denied)"
                           r"(?::|, open) '([^'\n]+)'|FileNotFoundException: (\S+) \(", re.IGNORECASE)
 _VIEWS = ("Board.txt", "state.json")
+# A program that reads stdin (stdin is closed): Python's input(), Java's Scanner.
+_READ_STDIN = re.compile(r"EOFError: EOF when reading a line|java\.util\.NoSuchElementException")
 
 
 def _path_hint(reply: Reply) -> str:
     """A program that failed on a path the referee can explain: a view file
     in the wrong case (board.txt), a view or the decision looked for or
     written anywhere but the folder the program runs in (its seat folder)."""
+    if _READ_STDIN.search(reply.run.stderr_tail):
+        return ("; the program read its standard input, which is closed: its input is the files in its "
+                "folder (Board.txt, state.json), its output decision.txt")
     found = _FAILED_PATH.findall(reply.run.stderr_tail)
     if not found:
         return ""
