@@ -94,6 +94,22 @@ def test_a_program_that_reads_stdin_is_told_its_input_is_files(tmp_path, make_pl
         "is closed: its input is the files in its folder (Board.txt, state.json), its output decision.txt")
 
 
+def test_a_node_crash_is_named_by_its_error_and_file_not_by_nodes_version():
+    """Node ends a crash with 'Node.js v20.20.2': the one line quoted that."""
+    from types import SimpleNamespace
+    from referee.core.match import _tail
+
+    stderr = ("node:fs:573\n  return binding.open(\n                 ^\n\n"
+              "Error: ENOENT: no such file or directory, open 'board.txt'\n"
+              "    at Object.openSync (node:fs:573:18)\n"
+              "    at Object.<anonymous> (/home/ann/bot/main.js:1:15)\n"
+              "    at Module._compile (node:internal/modules/cjs/loader:1521:14)\n"
+              "    at node:internal/main/run_main_module:28:49 {\n  errno: -2,\n  code: 'ENOENT'\n}\n\n"
+              "Node.js v20.20.2\n")
+    assert _tail(SimpleNamespace(run=SimpleNamespace(stderr_tail=stderr))) == (
+        " (stderr: Error: ENOENT: no such file or directory, open 'board.txt' at main.js:1)")
+
+
 def test_path_hints_read_node_and_java_errors_too():
     from types import SimpleNamespace
     from referee.core.match import _path_hint

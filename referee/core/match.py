@@ -646,11 +646,25 @@ def _disk_full(path: Path) -> int | None:
 _PY_FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)', re.MULTILINE)
 
 
+_NODE_ERROR = re.compile(r"^(?:[A-Za-z]*Error|Uncaught \w+)\b.*")
+_NODE_FRAME = re.compile(r"^\s+at .*?\(?(/[^():]+|[A-Za-z]:\\[^():]+):(\d+):\d+\)?$", re.MULTILINE)
+
+
 def _tail(reply: Reply) -> str:
-    lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
+    stderr = reply.run.stderr_tail
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
     if not lines:
         return ""
-    return f" (stderr: {visible(lines[-1][:160], lines=False)}{_py_where(reply.run.stderr_tail)})"
+    if lines[-1].startswith("Node.js v"):  # Node ends a crash with its version: the error is above
+        error = next((ln for ln in reversed(lines) if _NODE_ERROR.match(ln)), None)
+        if error is not None:
+            frame = next((m for m in _NODE_FRAME.finditer(stderr) if "node_modules" not in m.group(1)), None)
+            where = ""
+            if frame is not None:  # the first frame in a file of the player's (not node: or a package)
+                name = re.split(r"[\\/]", frame.group(1))[-1][:60]
+                where = f" at {visible(name, lines=False)}:{frame.group(2)}"
+            return f" (stderr: {visible(error[:160], lines=False)}{where})"
+    return f" (stderr: {visible(lines[-1][:160], lines=False)}{_py_where(stderr)})"
 
 
 def _py_where(stderr: str) -> str:
