@@ -277,6 +277,20 @@ def test_a_decision_written_before_a_timeout_is_said_not_to_count(tmp_path, make
     assert "a killed program's decision does not count" in proc.stdout
 
 
+def test_a_persistent_done_left_in_the_buffer_is_told_to_flush(tmp_path, make_player):
+    """print('done') to a pipe stays in Python's buffer: the step times out
+    with its decision written, and the message said only 'print done'."""
+    player = make_player("unflushed", """
+        import sys
+        for line in sys.stdin:
+            open("decision.txt", "w").write("0 0")
+            print("done")
+        """)
+    proc, log = play(tmp_path, "persistent:" + player, "--time-limit", "1.5")
+    assert log[0]["verdict"] == "TIMEOUT"
+    assert "a persistent one: print done and flush its output, e.g. print('done', flush=True)" in log[0]["message"]
+
+
 def test_processes_left_running_are_said_to_be_killed(tmp_path, make_player):
     player = make_player("leaves", """
         import subprocess, sys

@@ -496,7 +496,8 @@ class Match:
         fault = process_fault(reply.run, limits)
         if fault:
             written = ("; it had written decision.txt, but a program must exit (a persistent one: "
-                       "print done) within the limit: a killed program's decision does not count")
+                       "print done and flush its output, e.g. print('done', flush=True)) within the limit: "
+                       "a killed program's decision does not count")
             return fault[0], fault[1] + (written if reply.text is not None else ""), None
         if reply.problem:
             return Verdict.MALFORMED, reply.problem, None
