@@ -323,6 +323,16 @@ def test_a_class_names_the_files_beside_its_folders_and_how_to_unpack_an_archive
         "folder of its own (unzip hand-in/carol.zip -d hand-in/carol) and grade that"), one.stderr
 
 
+def test_a_submission_folder_holding_only_a_zip_says_to_unpack_it(tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "dave").mkdir()
+    (tmp_path / "dave" / "dave.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    proc = referee("grade", config, "--submission", "dave", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("found: dave.zip; dave.zip is an archive the referee does not unpack: unpack it in the "
+            "submission's folder (unzip dave.zip)") in proc.stdout, proc.stdout
+
+
 CLASS_CONFIG = one_opponent("{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}")
 
 

@@ -225,8 +225,12 @@ def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -
     language = manifest.get("language") or _guess_language(work)
     if language is None:
         found = ", ".join(sorted(p.name for p in work.iterdir())[:12]) or "nothing"
+        archives = sorted(p.name for p in source.iterdir() if p.is_file() and unpacked(p) is not None)
+        how = f" (unzip {archives[0]})" if archives and archives[0].lower().endswith(".zip") else ""
+        unpack = (f"; {archives[0]} is an archive the referee does not unpack: unpack it in the "
+                  f"submission's folder{how}" if archives else "")
         raise SubmissionError(f"no player.py or player.cpp (nor {MANIFEST}) in the submission; "
-                              f"found: {found}")
+                              f"found: {found}{unpack}")
     defaults = DEFAULTS[language]
     run = manifest.get("run") or defaults["run"]
     build = manifest.get("build", defaults["build"])
