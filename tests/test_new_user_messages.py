@@ -110,12 +110,23 @@ def test_a_node_crash_is_named_by_its_error_and_file_not_by_nodes_version():
         " (stderr: Error: ENOENT: no such file or directory, open 'board.txt' at main.js:1)")
 
 
+def test_a_file_of_the_players_own_sought_in_the_seat_folder_is_found_beside_the_program(tmp_path, make_player):
+    """weights.txt beside player.py, opened by its bare name: the program
+    runs in its seat folder, and the message says how to reach its own."""
+    (tmp_path / "weights.txt").write_text("1\n")
+    _, log = play(tmp_path, make_player("weighs", "open('weights.txt').read()\n"))
+    assert log[0]["verdict"] == "CRASH"
+    assert log[0]["message"].endswith(
+        "; weights.txt is beside the program, but the program runs in its seat folder: open it by the "
+        "program's folder (Python: os.path.join(os.path.dirname(__file__), 'weights.txt'))"), log[0]["message"]
+
+
 def test_path_hints_read_node_and_java_errors_too():
     from types import SimpleNamespace
     from referee.core.match import _path_hint
 
     def hint(stderr):
-        return _path_hint(SimpleNamespace(run=SimpleNamespace(stderr_tail=stderr)))
+        return _path_hint(SimpleNamespace(run=SimpleNamespace(stderr_tail=stderr), program_dirs=()))
 
     assert hint("Error: ENOENT: no such file or directory, open 'STATE.JSON'\n    at Object.openSync\n"
                 "Node.js v20.2.0\n") == "; the file is state.json: file names are case-sensitive"

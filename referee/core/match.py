@@ -8,6 +8,7 @@ through an :class:`referee.core.players.Agent`.  Every input is checked in
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
 import secrets
 import sys
@@ -713,6 +714,11 @@ def _path_hint(reply: Reply) -> str:
     if name in _VIEWS:  # the referee wrote it where the program started: it went elsewhere
         return (f"; {name} is in the folder the program starts in (its seat folder): did it change "
                 "folder (os.chdir, cd)?")
+    beside = next((d for d in reply.program_dirs if not folder and os.path.isfile(os.path.join(d, name))), None)
+    if beside is not None:  # a file of the player's own (weights, an opening book), sought in the seat folder
+        return (f"; {visible(name[:60])} is beside the program, but the program runs in its seat folder: "
+                f"open it by the program's folder (Python: os.path.join(os.path.dirname(__file__), "
+                f"{visible(name[:60])!r}))")
     return ""
 
 

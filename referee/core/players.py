@@ -47,6 +47,7 @@ class Reply:
     human: bool = False  # a person decided: thinking time is never LATE (a time bank still runs)
     misnamed: str | None = None  # no decision.txt, but a file named like it (Decision.txt, decision.txt.txt)
     elsewhere: str | None = None  # no decision.txt, but one written in this step beside the program
+    program_dirs: tuple[str, ...] = ()  # no decision.txt: the folders of the program's files, for hints
 
 
 class Agent(Protocol):
@@ -147,8 +148,10 @@ class ProcessAgent:
                 reply = _seat_reply(seat, run)
             finally:
                 seat.close()
-        if reply.text is None and reply.misnamed is None:
-            reply.elsewhere = decision_elsewhere(self.argv, began)
+        if reply.text is None:
+            reply.program_dirs = tuple(dict.fromkeys(os.path.dirname(w) for w in self.argv if os.path.isabs(w)))
+            if reply.misnamed is None:
+                reply.elsewhere = decision_elsewhere(self.argv, began)
         return reply
 
     def restart(self) -> None:
