@@ -39,12 +39,16 @@ student SDK (standard library only): `read_board()`, `read_ckbd(step)`,
 `read_state()`, `save_decision(...)`, `player_rng()`. Each step the referee runs
 `python3 player.py <step> <player_id>` in a private folder holding `Board.txt`,
 `state.json` and `step_logs/step_<k>.txt`; your program writes `decision.txt`.
+That folder is not this one: open a file of your own (weights, tables) by this
+folder's path, `os.path.join(os.path.dirname(__file__), "weights.txt")`.
 """,
     "cpp": """Your code goes in `play_games(step)` in `player.cpp`. `referee_sdk.hpp` is the
 one-header SDK: `read_board()`, `read_ckbd(step)`, `read_state()`,
 `save_decision(...)`. Each step the referee runs `./player <step> <player_id>`
 in a private folder holding `Board.txt`, `state.json` and
 `step_logs/step_<k>.txt`; your program writes `decision.txt`.
+That folder is not this one: open a file of your own (weights, tables) by this
+folder's path, the folder of `argv[0]`.
 """,
 }
 

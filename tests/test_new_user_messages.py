@@ -269,6 +269,14 @@ def test_a_python_crash_names_the_players_own_file_and_line_in_its_one_line(tmp_
     assert log[0]["message"].endswith(f"'one' at player.py:{line})"), log[0]["message"]
 
 
+def test_the_new_player_readme_says_the_program_runs_in_another_folder(tmp_path):
+    for lang, how in (("python", "os.path.dirname(__file__)"), ("cpp", "the folder of `argv[0]`")):
+        referee("new-player", "cantris", tmp_path / lang, "--lang", lang)
+        text = " ".join((tmp_path / lang / "README.md").read_text().split())
+        assert "That folder is not this one: open a file of your own (weights, tables) by this" in text
+        assert how in text
+
+
 def test_decision_lookalikes():
     from referee.core.players import decision_lookalike
 
