@@ -317,6 +317,7 @@ def test_a_class_names_the_files_beside_its_folders_and_how_to_unpack_an_archive
                        'grade that"')
     assert "hand-in/notes.txt is a file, not a submission folder" in rows[1]
     assert "carol.zip: not graded (hand-in/carol.zip is an archive" in proc.stdout
+    assert "1 submissions and 2 file(s) beside them, not graded; grades: " in proc.stdout
     one = referee("grade", config, "--submission", "hand-in/carol.zip", cwd=tmp_path)
     assert one.returncode == 2 and one.stderr.strip() == (
         "referee: error: --submission hand-in/carol.zip is an archive, not a folder: unpack it into a "

@@ -114,7 +114,7 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
                   cluster: str | None = None) -> None:
     """Grade a submission (or a class) against the reference players in
     CONFIG.yaml (docs/grading.md).  Exit 0 once graded, whatever the grade."""
-    from .classroom import grade_class
+    from .classroom import grade_class, strays
     from .config import load
 
     if (submission is None) == (submissions is None):
@@ -137,7 +137,9 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
         if submissions is not None:
             assert results is not None
             rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo, play=play)
-            click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
+            loose = {path.name for path in strays(submissions)} & {row.name for row in rows}
+            besides = f" and {len(loose)} file(s) beside them, not graded" if loose else ""
+            click.echo(f"{len(rows) - len(loose)} submissions{besides}; grades: {results / 'grades.csv'}")
             failed = [row.name for row in rows if row.status == "error"]
             if failed:  # exit 3, as a referee failure does: run the command again for these
                 click.echo(f"referee: grading stopped for {len(failed)} submission(s) ({', '.join(failed)}); "
