@@ -229,6 +229,8 @@ def test_the_status_line_is_erased_and_never_shown_again_once_closed():
     thinking._wake.acquire()  # the thread, if it woke meanwhile, has done its round
     thinking._wake.release()
     assert out.text == written
+
+
 def test_the_new_player_readme_ends_its_command_block_before_the_zip_lines(tmp_path):
     """The check-bot command ran into ' From the folder above this one:' (no
     blank line, a stray space): a Markdown viewer showed a broken block."""
