@@ -7,6 +7,7 @@ evidence next to the verdict: the end of the program's stderr (the traceback
 with its file and line) and where the whole output is kept."""
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
@@ -142,7 +143,7 @@ class Thinking:
         self.out = out
         self._wake = threading.Condition()
         self._armed: tuple[float, str, str] | None = None  # (when the step began, what, its limits)
-        self._shown = False
+        self._shown = 0  # the width of the status line on the terminal (0: none)
         self._thread: threading.Thread | None = None
 
     def arm(self, what: str, limits: str) -> None:
@@ -156,9 +157,9 @@ class Thinking:
     def disarm(self) -> None:
         with self._wake:
             self._armed = None
-            if self._shown:
-                self._shown = False
-                self._write("\r\033[K")
+            if self._shown:  # spaces, not an escape sequence: every console erases so
+                self._write("\r" + " " * self._shown + "\r")
+                self._shown = 0
 
     def _write(self, text: str) -> None:
         try:
@@ -175,9 +176,10 @@ class Thinking:
                     continue
                 began, what, limits = self._armed
                 elapsed = time.monotonic() - began
-                if elapsed >= self.AFTER:
-                    self._write(f"\r\033[K  {what}: {elapsed:.0f} s ({limits})")
-                    self._shown = True
+                if elapsed >= self.AFTER:  # one row, or \r would not get back to its start
+                    line = f"  {what}: {elapsed:.0f} s ({limits})"[:shutil.get_terminal_size().columns - 1]
+                    self._write("\r" + line.ljust(self._shown))
+                    self._shown = max(self._shown, len(line))
                 self._wake.wait(max(self.AFTER - elapsed, 1.0 - elapsed % 1.0, 0.05))
 
 
@@ -197,7 +199,7 @@ class ConsoleObserver(Observer):
 
     def deciding(self, match: Prepared, step: int, player: int, limits: Limits) -> None:
         if self._thinking is not None:
-            name = visible(one_line(match.names[player - 1], 40), lines=False)
+            name = visible(one_line(match.names[player - 1], 30), lines=False)
             self._thinking.arm(f"step {step}, player {player} ({name}) running",
                                f"LATE past {limits.soft_time:g} s, killed at {limits.hard_time:g} s")
 
