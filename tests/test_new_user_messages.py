@@ -43,6 +43,18 @@ def test_a_decision_file_of_another_name_is_named_with_the_fix(tmp_path, make_pl
     assert "; the folder has decision.txt.txt: the file must be named exactly decision.txt" in proc.stdout
     rerun = referee("rerun", tmp_path / "m1", "--step", 1)
     assert "the folder has Decision.txt: file names are case-sensitive" in rerun.stdout, rerun.stdout
+    # Only a file of this step: one left by an earlier step (a random policy
+    # plays on) is not named at a step that wrote none.
+    (tmp_path / "m").rename(tmp_path / "m2")
+    player = make_player("once", """
+        import sys, time
+        if sys.argv[1] == "1":
+            open("Decision.txt", "w").write("0 0")
+            time.sleep(0.2)  # its step 3 begins well after this file's time
+        """)
+    _, log = play(tmp_path, player, "--policy", "random")
+    assert "the folder has Decision.txt" in log[0]["message"]
+    assert log[2]["message"] == "step 3, player 1: NO_DECISION: the program exited without writing decision.txt"
 
 
 def test_a_view_opened_by_a_wrong_name_or_path_is_named_with_the_fix(tmp_path, make_player):

@@ -23,6 +23,7 @@ from .seats import SeatHost
 DECISION_FILE = "decision.txt"
 PERSISTENT = "persistent:"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
+FILE_CLOCK_SLACK = 0.01  # a file's time runs on the kernel's coarse clock: up to a tick behind time.time()
 
 
 def builtin_names(game: Game | str) -> list[str]:
@@ -141,11 +142,11 @@ class ProcessAgent:
                 self.meanwhile()
             run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
         if self.seat is not None:
-            reply = _seat_reply(self.seat, run)
+            reply = _seat_reply(self.seat, run, began)
         else:
             seat = SeatFolder(workdir.parents[1], player)
             try:
-                reply = _seat_reply(seat, run)
+                reply = _seat_reply(seat, run, began)
             finally:
                 seat.close()
         if reply.text is None:
@@ -215,12 +216,13 @@ def land_seats(agents: Sequence[Agent]) -> None:
                 raise
 
 
-def _seat_reply(seat: SeatFolder, run: RunResult) -> Reply:
+def _seat_reply(seat: SeatFolder, run: RunResult, began: float) -> Reply:
     """The step's Reply from the seat's decision file; when there is none,
-    with the file the program may have meant (only then is the folder listed)."""
+    with the file the program may have meant, written in this step (only
+    then is the folder listed)."""
     reply = reply_from(*seat.read_decision(DECISION_CAP), run)
     if reply.text is None:
-        reply.misnamed = decision_lookalike(seat.names())
+        reply.misnamed = decision_lookalike(seat.names(since=began - FILE_CLOCK_SLACK))
     return reply
 
 
@@ -236,7 +238,7 @@ def decision_elsewhere(argv: Sequence[str], since: float) -> str | None:
             info = os.stat(path)
         except OSError:
             continue
-        if info.st_mtime >= since - 0.05:  # the kernel's file times run on a coarse clock
+        if info.st_mtime >= since - FILE_CLOCK_SLACK:
             return path
     return None
 
