@@ -5,6 +5,7 @@ CRASH verdicts."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -90,6 +91,26 @@ def test_the_slips_of_a_windows_or_debian_habit_are_named(tmp_path):
             "case-sensitive)")
     line = refused(play(tmp_path, "python3 mybot\\player.py", GOOD), "player 1")
     assert line.endswith("(on Linux and macOS a \\ in a command escapes the next character: write paths with /)")
+
+
+@posix_only
+def test_a_program_older_than_its_source_plays_with_a_warning(tmp_path):
+    """player.cpp edited after ./player was built (a build that failed
+    unnoticed): the old program plays, and the student is told why the
+    edit changed nothing."""
+    (tmp_path / "player.cpp").write_text("int main() {}\n")
+    program = tmp_path / "player"
+    program.write_text("#!/bin/sh\necho '0 0' > decision.txt\n")
+    program.chmod(0o755)
+    os.utime(program, (1_000_000_000, 1_000_000_000))
+    proc = play(tmp_path, "./player", GOOD)
+    assert proc.returncode == 0, proc.stderr
+    assert ("referee: warning: player 1 ('./player'): ./player is older than player.cpp beside it: the last "
+            "edit is not built (did the build fail?); the old program plays") in proc.stderr
+    os.utime(program)  # built now
+    shutil.rmtree(tmp_path / "m")
+    again = play(tmp_path, "./player", GOOD)
+    assert again.returncode == 0 and "older than" not in again.stderr, again.stderr
 
 
 def test_cpp_source_given_as_the_command_says_compile_first(tmp_path):

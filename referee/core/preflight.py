@@ -53,6 +53,29 @@ def check_players(players: Iterable[tuple[str, Sequence[str] | None]], base_dir:
             if not WINDOWS and "\\" in label:  # the label quotes the command as given
                 problem += " (on Linux and macOS a \\ in a command escapes the next character: write paths with /)"
             raise InputError(f"{label}: {problem}", source)
+        stale = stale_binary(list(argv), base_dir)
+        if stale:
+            print(f"referee: warning: {label}: {stale}", file=sys.stderr)
+
+
+def stale_binary(argv: list[str], base_dir: Path) -> str | None:
+    """A compiled program older than its source beside it (``player`` and
+    ``player.cpp``): the last edit was not built (a build that failed
+    unnoticed), and the old program plays.  A warning, not an error."""
+    word = _relative(argv[0], base_dir)
+    if not _has_separator(word):
+        return None
+    binary = Path(word) if os.path.isabs(word) else base_dir / word
+    stem = binary.with_suffix("") if binary.suffix.lower() == ".exe" else binary
+    for suffix in (".cpp", ".cc", ".cxx", ".c"):
+        source = stem.with_name(stem.name + suffix)
+        try:
+            if source.stat().st_mtime > binary.stat().st_mtime + 1:  # a second: copies keep times roughly
+                return (f"{word} is older than {source.name} beside it: the last edit is not built "
+                        f"(did the build fail?); the old program plays")
+        except OSError:
+            continue
+    return None
 
 
 def check_match(prepared) -> None:
