@@ -402,9 +402,14 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     try:
         result = Match(prepared, observer).run()
     except KeyboardInterrupt:  # Ctrl-C while a program ran (at a human's prompt it resigns)
+        if isinstance(observer, ConsoleObserver):
+            observer.close()
         click.echo(f"\nreferee: interrupted; the log so far is in {prepared.out} "
                    "(unfinished: no result)", err=True)
         sys.exit(130)
+    finally:
+        if isinstance(observer, ConsoleObserver):
+            observer.close()  # a step's status line, erased: the match ends in its middle
     if quiet and not show_output:
         click.echo(format_result(result, prepared.names))
 

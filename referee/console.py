@@ -7,12 +7,16 @@ evidence next to the verdict: the end of the program's stderr (the traceback
 with its file and line) and where the whole output is kept."""
 from __future__ import annotations
 
+import shutil
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
 from referee.core.game import GameState
 from referee.core.match import MatchResult, Observer, Prepared
+from referee.core.runner import Limits
 from referee.core.players import HumanAgent
 from referee.core.visible import visible
 
@@ -125,6 +129,60 @@ def human_view(match: Prepared) -> int | None:
     return humans[0] if len(humans) == 1 else 0
 
 
+class Thinking:
+    """On a terminal, a status line while a program's step runs long, from
+    :attr:`AFTER` seconds on, updated every second and erased when the step
+    is judged: ``step 1, player 1 (python3 bot.py) running: 7 s (LATE past
+    30 s, killed at 60 s)``.  A program that loops for ever was a silent
+    terminal for the whole hard limit (a minute in Cantris).  One thread,
+    started at the first step that needs it; nothing at all off a terminal."""
+
+    AFTER = 2.0
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._wake = threading.Condition()
+        self._armed: tuple[float, str, str] | None = None  # (when the step began, what, its limits)
+        self._shown = 0  # the width of the status line on the terminal (0: none)
+        self._thread: threading.Thread | None = None
+
+    def arm(self, what: str, limits: str) -> None:
+        with self._wake:
+            self._armed = (time.monotonic(), what, limits)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="referee-thinking", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def disarm(self) -> None:
+        with self._wake:
+            self._armed = None
+            if self._shown:  # spaces, not an escape sequence: every console erases so
+                self._write("\r" + " " * self._shown + "\r")
+                self._shown = 0
+
+    def _write(self, text: str) -> None:
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError):  # the terminal went away: nothing to tell
+            pass
+
+    def _run(self) -> None:
+        with self._wake:
+            while True:
+                if self._armed is None:
+                    self._wake.wait()
+                    continue
+                began, what, limits = self._armed
+                elapsed = time.monotonic() - began
+                if elapsed >= self.AFTER:  # one row, or \r would not get back to its start
+                    line = f"  {what}: {elapsed:.0f} s ({limits})"[:shutil.get_terminal_size().columns - 1]
+                    self._write("\r" + line.ljust(self._shown))
+                    self._shown = max(self._shown, len(line))
+                self._wake.wait(max(self.AFTER - elapsed, 1.0 - elapsed % 1.0, 0.05))
+
+
 class ConsoleObserver(Observer):
     """Prints progress; ``boards`` draws the board after every step;
     ``show_output`` prints what each step's program wrote to stdout/stderr."""
@@ -136,6 +194,14 @@ class ConsoleObserver(Observer):
         self.out = out or sys.stdout
         self.show_output = show_output
         self._read: dict[tuple[int, str], int] = {}  # bytes of each seat's output already shown
+        isatty = getattr(self.out, "isatty", None)
+        self._thinking = Thinking(self.out) if isatty is not None and isatty() else None
+
+    def deciding(self, match: Prepared, step: int, player: int, limits: Limits) -> None:
+        if self._thinking is not None:
+            name = visible(one_line(match.names[player - 1], 30), lines=False)
+            self._thinking.arm(f"step {step}, player {player} ({name}) running",
+                               f"LATE past {limits.soft_time:g} s, killed at {limits.hard_time:g} s")
 
     def start(self, match: Prepared, state: GameState) -> None:
         seats = ", ".join(f"player {i} = {visible(n, lines=False)}" for i, n in enumerate(match.names, start=1))
@@ -144,6 +210,8 @@ class ConsoleObserver(Observer):
         self._board(match, state)
 
     def step(self, match: Prepared, record: dict[str, Any], state: GameState) -> None:
+        if self._thinking is not None:
+            self._thinking.disarm()
         if self.show_output:  # the whole output is shown: no need for its tail again
             self._print_output(match, record["player"])
             record = {k: v for k, v in record.items() if k != "stderr"}
@@ -153,6 +221,12 @@ class ConsoleObserver(Observer):
 
     def finish(self, match: Prepared, result: MatchResult) -> None:
         print(format_result(result, match.names), file=self.out)
+
+    def close(self) -> None:
+        """The match is over, or stopped in a step (Ctrl-C, an error): no
+        status line is left on the terminal, nor shown again."""
+        if self._thinking is not None:
+            self._thinking.disarm()
 
     def _board(self, match: Prepared, state: GameState) -> None:
         """Draw the board, unless a human moves next: its prompt draws it

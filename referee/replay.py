@@ -13,6 +13,7 @@ from referee.core.game import Game, GameState, Setup
 from referee.core.log import read_log, read_match_yaml, read_result_yaml
 from referee.core.registry import get_game
 from referee.core.rng import recorded_chance
+from referee.core.visible import visible
 
 
 class ReplayError(Exception):
@@ -37,10 +38,31 @@ class GameReplay:
             yield record, state
 
 
+MATCH_FILES = ("match.yaml", "log.jsonl", "result.yaml", "board.txt")
+
+
+def _match_folders_beside(root: Path, shown: int = 3) -> str:
+    """The newest match folders where ``root`` was looked for (a typo, or
+    the README's ``step_logs/<match>`` taken literally), for the message."""
+    try:
+        found = [p for p in root.parent.iterdir() if (p / "match.yaml").is_file()]
+        found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return ""
+    if not found:
+        return ""
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    names = ", ".join(visible(p.name, lines=False) for p in found[:shown])
+    return f" (the newest in {root.parent}: {names}{more})"
+
+
 def load(root: Path) -> GameReplay:
     root = Path(root)
     if not root.is_dir():
-        raise InputError("not a match folder", str(root))
+        if root.is_file():
+            where = f"; give the folder that holds it ({root.parent})" if root.name in MATCH_FILES else ""
+            raise InputError(f"a file, not a match folder{where}", str(root))
+        raise InputError(f"no such match folder{_match_folders_beside(root)}", str(root))
     match = read_match_yaml(root)
     source = str(root / "match.yaml")
     for key in ("game", "players", "seed"):

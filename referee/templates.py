@@ -39,12 +39,16 @@ student SDK (standard library only): `read_board()`, `read_ckbd(step)`,
 `read_state()`, `save_decision(...)`, `player_rng()`. Each step the referee runs
 `python3 player.py <step> <player_id>` in a private folder holding `Board.txt`,
 `state.json` and `step_logs/step_<k>.txt`; your program writes `decision.txt`.
+That folder is not this one: open a file of your own (weights, tables) by this
+folder's path, `os.path.join(os.path.dirname(__file__), "weights.txt")`.
 """,
     "cpp": """Your code goes in `play_games(step)` in `player.cpp`. `referee_sdk.hpp` is the
 one-header SDK: `read_board()`, `read_ckbd(step)`, `read_state()`,
 `save_decision(...)`. Each step the referee runs `./player <step> <player_id>`
 in a private folder holding `Board.txt`, `state.json` and
 `step_logs/step_<k>.txt`; your program writes `decision.txt`.
+That folder is not this one: open a file of your own (weights, tables) by this
+folder's path, the folder of `argv[0]`.
 """,
 }
 
@@ -73,7 +77,8 @@ and `referee-player.yaml` (how graders build and run it) are all a grader
 needs. Before you hand it in, run the check graders run first:
 
     referee check-bot {game} --player .
- From the folder above this one:
+
+Then zip it, from the folder above this one:
 
 - Linux, macOS: `zip -r {name}.zip {name} -x {skip}`
 - Windows (PowerShell): `Compress-Archive -Path {name} -DestinationPath {name}.zip`

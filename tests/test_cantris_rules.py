@@ -101,6 +101,13 @@ def test_illegal_cells_are_named(decision, reason):
     assert decision not in state.legal_decisions()
 
 
+def test_an_edge_counted_from_1_is_told_rows_and_columns_count_from_0():
+    state = GAME.initial_state(Setup("standard", 2, 0))
+    assert state.illegal_reason(Removal(8, 4)) == (
+        "cell (8, 4) is off the 8x4 board (rows 0..7, columns 0..3: they count from 0)")
+    assert state.illegal_reason(Removal(9, 0)) == "cell (9, 0) is off the 8x4 board (rows 0..7, columns 0..3)"
+
+
 def test_empty_cell_is_illegal():
     state = CantrisState(((0, 1, 2), (1, 2, 3), (2, 3, 1)))
     assert state.illegal_reason(Removal(0, 0)) == "cell (0, 0) is empty"

@@ -123,7 +123,7 @@ def test_validate_ok_and_warnings(tmp_path):
      "nope.txt: no such file, nor a shipped board of that name (shipped cantris boards: 10x5-1"),
     (("play", "cantris", "--player", "builtin:random", "--player", "builtin:random", "--variant", "big"),
      "unknown variant 'big' for cantris"),
-    (("replay", "nowhere", "--verify"), "nowhere: not a match folder"),
+    (("replay", "nowhere", "--verify"), "nowhere: no such match folder"),
     (("validate", "cantris", "nope.txt"), "nope.txt: no such file, nor a shipped board of that name"),
 ])
 def test_bad_usage_exits_2_with_one_line(tmp_path, args, message):

@@ -297,6 +297,43 @@ def test_a_class_results_folder_among_the_submissions_is_not_graded(tmp_path):
         assert not (folder / "syntax_error" / "grades").exists()
 
 
+def test_a_class_names_the_files_beside_its_folders_and_how_to_unpack_an_archive(tmp_path):
+    """A zip handed in as downloaded was passed over in silence: the TA's
+    CSV lacked that student.  Every file now has a row saying why it was not
+    graded; a zip already unpacked beside it is graded as its folder."""
+    config = write_config(tmp_path)
+    submission(tmp_path, "syntax_error")
+    folder = tmp_path / "hand-in"
+    (folder / "syntax_error.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # unpacked: syntax_error/
+    (folder / "carol.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (folder / "notes.txt").write_text("late: dave\n")
+    (folder / ".DS_Store").write_bytes(b"")
+    proc = referee("grade", config, "--submissions", "hand-in", "--results", tmp_path / "grades", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = (tmp_path / "grades" / "grades.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["carol.zip", "notes.txt", "syntax_error"], rows
+    assert rows[0] == ('carol.zip,0,70,0,0,0,,not gradable,,"hand-in/carol.zip is an archive, not a folder: '
+                       'unpack it into a folder of its own (unzip hand-in/carol.zip -d hand-in/carol) and '
+                       'grade that"')
+    assert "hand-in/notes.txt is a file, not a submission folder" in rows[1]
+    assert "carol.zip: not graded (hand-in/carol.zip is an archive" in proc.stdout
+    assert "1 submissions and 2 file(s) beside them, not graded; grades: " in proc.stdout
+    one = referee("grade", config, "--submission", "hand-in/carol.zip", cwd=tmp_path)
+    assert one.returncode == 2 and one.stderr.strip() == (
+        "referee: error: --submission hand-in/carol.zip is an archive, not a folder: unpack it into a "
+        "folder of its own (unzip hand-in/carol.zip -d hand-in/carol) and grade that"), one.stderr
+
+
+def test_a_submission_folder_holding_only_a_zip_says_to_unpack_it(tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "dave").mkdir()
+    (tmp_path / "dave" / "dave.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    proc = referee("grade", config, "--submission", "dave", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("found: dave.zip; dave.zip is an archive the referee does not unpack: unpack it in the "
+            "submission's folder (unzip dave.zip)") in proc.stdout, proc.stdout
+
+
 CLASS_CONFIG = one_opponent("{player: builtin:random, points: 30, full_at: 0.75, zero_at: 0.25, rating: 1000}")
 
 

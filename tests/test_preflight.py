@@ -5,6 +5,7 @@ CRASH verdicts."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -46,6 +47,70 @@ def test_a_mistyped_binary_path_is_refused_before_step_one(tmp_path):
 def test_a_binary_not_built_yet_says_how_to_build_it(tmp_path):
     (tmp_path / "player.cpp").write_text("int main() {}\n")
     refused(play(tmp_path, "./player", GOOD), "player 1", "player.cpp is there", "g++ ")
+
+
+def test_a_binary_in_a_subfolder_not_built_yet_gets_a_build_command_that_works_here(tmp_path):
+    """The build command was the folder's own (-o player player.cpp), which
+    fails where the student typed ./mybot/player."""
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "player.cpp").write_text("int main() {}\n")
+    here = "." + os.sep
+    line = refused(play(tmp_path, f"{here}mybot{os.sep}player", GOOD), "player 1")
+    mybot = os.path.join("mybot", "player")
+    assert line.endswith(f"(but player.cpp is there: compile it first: g++ -std=c++14 -O2 -o {mybot} {mybot}.cpp)")
+
+
+def test_a_player_folder_given_as_the_command_says_how_to_run_the_player_in_it(tmp_path):
+    """check-bot and grade take the folder new-player made; play takes a
+    command: the refusal names the command for the program in the folder."""
+    referee("new-player", "cantris", tmp_path / "mybot")
+    line = refused(play(tmp_path, "mybot", GOOD), "player 1", "mybot is a folder, not a program")
+    assert line.endswith(f'; to run the player in it: --player "python3 mybot{os.sep}player.py" '
+                         "(check-bot and grade take the folder)")
+    referee("new-player", "cantris", tmp_path / "cbot", "--lang", "cpp")
+    line = refused(play(tmp_path, GOOD, "cbot"), "player 2", "cbot is a folder, not a program")
+    assert "; compile the player.cpp in it first (g++ -std=c++14 -O2 -o " in line
+    line = refused(play(tmp_path, "python3 mybot", GOOD), "player 1")
+    assert line.endswith(f"python3 cannot run mybot: it is a folder, not a script; to run the player in "
+                         f'it: --player "python3 mybot{os.sep}player.py" (check-bot and grade take the folder)')
+    assert no_step_ran(tmp_path)
+
+
+@posix_only
+def test_the_slips_of_a_windows_or_debian_habit_are_named(tmp_path):
+    """`py` (Windows' launcher) or `python` where only python3 is; a script
+    named in another case; a Windows path, whose \\ the shell-like split ate."""
+    from referee.core.preflight import command_problem
+
+    assert command_problem(["py", "bot.py"], tmp_path) == (
+        "command 'py' not found (not a file, not on PATH); this system has python3: write 'python3'")
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "player.py").write_text("")
+    refused(play(tmp_path, "python3 mybot/Player.py", GOOD), "player 1",
+            "python3 cannot find mybot/Player.py: no such file (the folder has player.py: file names are "
+            "case-sensitive)")
+    line = refused(play(tmp_path, "python3 mybot\\player.py", GOOD), "player 1")
+    assert line.endswith("(on Linux and macOS a \\ in a command escapes the next character: write paths with /)")
+
+
+@posix_only
+def test_a_program_older_than_its_source_plays_with_a_warning(tmp_path):
+    """player.cpp edited after ./player was built (a build that failed
+    unnoticed): the old program plays, and the student is told why the
+    edit changed nothing."""
+    (tmp_path / "player.cpp").write_text("int main() {}\n")
+    program = tmp_path / "player"
+    program.write_text("#!/bin/sh\necho '0 0' > decision.txt\n")
+    program.chmod(0o755)
+    os.utime(program, (1_000_000_000, 1_000_000_000))
+    proc = play(tmp_path, "./player", GOOD)
+    assert proc.returncode == 0, proc.stderr
+    assert ("referee: warning: player 1 ('./player'): ./player is older than player.cpp beside it: the last "
+            "edit is not built (did the build fail?); the old program plays") in proc.stderr
+    os.utime(program)  # built now
+    shutil.rmtree(tmp_path / "m")
+    again = play(tmp_path, "./player", GOOD)
+    assert again.returncode == 0 and "older than" not in again.stderr, again.stderr
 
 
 def test_cpp_source_given_as_the_command_says_compile_first(tmp_path):

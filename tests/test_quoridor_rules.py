@@ -97,7 +97,9 @@ def test_never_jump_two_pawns():
 
 def test_a_move_from_the_wrong_square_is_rejected():
     state = QuoridorState.start(2)
-    assert "your pawn is on (8,4)" in legal(state, "M 0 4 1 4")
+    assert legal(state, "M 0 4 1 4") == "your pawn is on (8,4), not (0,4)"
+    # The same move counted from 1: said so.
+    assert legal(state, "M 9 5 8 5") == "your pawn is on (8,4), not (9,5): rows and columns count from 0"
 
 
 # ----------------------------------------------------------------- walls

@@ -323,6 +323,12 @@ def test_read_ckbd_reads_the_numbered_snapshot(binaries, tmp_path):
     assert run_probe(binaries, "ckbd-ints", "12", cwd=tmp_path) == (0, "0 5\n3 4\n")
     assert run_probe(binaries, "ckbd", "3", cwd=tmp_path) == (
         3, f"error: step_logs/step_3.txt: {MISSING}")
+    # In a step's folder (Board.txt is there), a snapshot not played yet is
+    # the read_ckbd(step) slip, not a program run by hand.
+    (tmp_path / "Board.txt").write_text("1 1\n")
+    assert run_probe(binaries, "ckbd", "3", cwd=tmp_path) == (
+        3, "error: step_logs/step_3.txt: no such file: step_logs/ has the boards of the steps played "
+           "so far; at step s, the board before your move is read_ckbd(s - 1)")
 
 
 def test_read_ckbd_ints_locates_bad_tokens_in_the_snapshot(binaries, tmp_path):

@@ -293,7 +293,8 @@ def test_decision_messages_say_what_was_expected():
     with pytest.raises(DecisionError, match=r"^r1 -1 is outside 0..99$"):
         quoridor.parse_decision(state, "M -1 4 7 4")
     # Two digits are still read, so the rules can say the square is off the board.
-    assert state.illegal_reason(quoridor.parse_decision(state, "M 8 4 10 4")) == "(10,4) is off the board"
+    assert state.illegal_reason(quoridor.parse_decision(state, "M 8 4 10 4")) == (
+        "(10,4) is off the board (rows and columns 0..8)")
     with pytest.raises(DecisionError, match="'\u0661' is not an integer \\(only the ASCII digits 0-9\\)"):
         get_game("tsuro").parse_decision(first_state("tsuro"), "S \u0661")
     with pytest.raises(DecisionError, match="column -1 is off the board"):

@@ -49,6 +49,15 @@ def test_a_good_config(tmp_path):
     assert config.seeded() == load_config(write(tmp_path, GOOD)).seeded()
 
 
+def test_time_limit_is_the_soft_limit_as_in_play_and_grading_configs(tmp_path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "cy.py").write_text("")
+    config = load_config(write(tmp_path, GOOD.replace("soft_time: 5", "time_limit: 5")))
+    assert config.limits == {"soft_time": 5}
+    assert error(tmp_path, GOOD.replace("soft_time: 5", "soft_time: 5, time_limit: 5")).endswith(
+        "class.yaml:5: limits.time_limit: time_limit is soft_time: give one of them")
+
+
 @pytest.mark.parametrize("change,expected", [
     (("game: cantris", "game: chess"), "class.yaml:1: game: unknown game 'chess'"),
     (("format: double_elimination", "format: league"), "class.yaml:2: format: 'league' is not one of"),

@@ -293,7 +293,9 @@ def test_wrong_index_and_rotation_say_why():
     s = state({1: 0, 2: 30}, {1: [1, 2], 2: [3]})
     assert s.illegal_reason(Place(2, 0, 0, 0)) == "hand index 2 but your hand holds 2 tile(s) (indices 0..1)"
     assert s.illegal_reason(Place(0, 4, 0, 0)) == "rotation 4 is outside 0..3"
-    assert s.illegal_reason(Place(0, 0, 6, 0)) == "cell (6, 0) is off the 6x6 board"
+    assert s.illegal_reason(Place(0, 0, 6, 0)) == (
+        "cell (6, 0) is off the 6x6 board (rows and columns 0..5: they count from 0)")
+    assert s.illegal_reason(Place(0, 0, 0, 7)) == "cell (0, 7) is off the 6x6 board (rows and columns 0..5)"
     assert "setup" not in s.illegal_reason(Start(3))
 
 

@@ -8,6 +8,8 @@ through an :class:`referee.core.players.Agent`.  Every input is checked in
 from __future__ import annotations
 
 import datetime as _dt
+import os
+import re
 import secrets
 import sys
 import shutil
@@ -185,6 +187,10 @@ class Observer:
     def start(self, match: Prepared, state: GameState) -> None: ...
 
     def step(self, match: Prepared, record: dict[str, Any], state: GameState) -> None: ...
+
+    def deciding(self, match: Prepared, step: int, player: int, limits: Limits) -> None:
+        """A player program's step is handed over (a person's is not): its
+        :meth:`step` follows when it is judged."""
 
     def over(self, match: Prepared) -> None:
         """The last step is played and logged (the result is still to be written)."""
@@ -429,6 +435,7 @@ class Match:
         if isinstance(agent, ProcessAgent):
             agent.limits = step_limits
             agent.meanwhile = self.later.go  # the last step's writes, while this player runs
+            self.observer.deciding(p, step, player, step_limits)
         else:
             self.later.go()
         reply = agent.decide(seat.path, step, player, state)
@@ -490,18 +497,26 @@ class Match:
         fault = process_fault(reply.run, limits)
         if fault:
             written = ("; it had written decision.txt, but a program must exit (a persistent one: "
-                       "print done) within the limit: a killed program's decision does not count")
+                       "print done and flush its output, e.g. print('done', flush=True)) within the limit: "
+                       "a killed program's decision does not count")
             return fault[0], fault[1] + (written if reply.text is not None else ""), None
         if reply.problem:
             return Verdict.MALFORMED, reply.problem, None
         if reply.text is None:
             if reply.run.failed:
-                return Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt" + _tail(reply), None
-            return Verdict.NO_DECISION, "the program exited without writing decision.txt" + _printed(reply), None
+                return (Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt"
+                        + _tail(reply) + (_misnamed(reply) or _elsewhere(reply) or _path_hint(reply)), None)
+            return (Verdict.NO_DECISION, "the program exited without writing decision.txt"
+                    + (_misnamed(reply) or _elsewhere(reply) or _printed(reply)), None)
         raw = reply.text.strip()
         try:
             decision = self.game.parse_decision(state, reply.text)
         except Exception as exc:  # DecisionError; a game bug must not kill the match either
+            if not raw.lstrip("\ufeff"):  # what the codec says of nothing is less plain than this
+                help_text = self.game.decision_help
+                failed = f"; then the program failed: {describe_exit(reply.run)}{_tail(reply)}"
+                return (Verdict.MALFORMED, "decision.txt is empty" + (f" (expected {help_text})" if help_text else "")
+                        + (failed if reply.run.failed else ""), None)
             return Verdict.MALFORMED, f"{raw[:80]!r}: {exc}" + self._hint(str(exc)), None
         reason = state.illegal_reason(decision)
         if reason:
@@ -630,9 +645,100 @@ def _disk_full(path: Path) -> int | None:
     return free if free < DISK_FULL_FREE else None
 
 
+_PY_FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)', re.MULTILINE)
+
+
+_NODE_ERROR = re.compile(r"^(?:[A-Za-z]*Error|Uncaught \w+)\b.*")
+_NODE_FRAME = re.compile(r"^\s+at .*?\(?(/[^():]+|[A-Za-z]:\\[^():]+):(\d+):\d+\)?$", re.MULTILINE)
+
+
 def _tail(reply: Reply) -> str:
-    lines = [ln for ln in reply.run.stderr_tail.strip().splitlines() if ln.strip()]
-    return f" (stderr: {visible(lines[-1][:160], lines=False)})" if lines else ""
+    stderr = reply.run.stderr_tail
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    if lines[-1].startswith("Node.js v"):  # Node ends a crash with its version: the error is above
+        error = next((ln for ln in reversed(lines) if _NODE_ERROR.match(ln)), None)
+        if error is not None:
+            frame = next((m for m in _NODE_FRAME.finditer(stderr) if "node_modules" not in m.group(1)), None)
+            where = ""
+            if frame is not None:  # the first frame in a file of the player's (not node: or a package)
+                name = re.split(r"[\\/]", frame.group(1))[-1][:60]
+                where = f" at {visible(name, lines=False)}:{frame.group(2)}"
+            return f" (stderr: {visible(error[:160], lines=False)}{where})"
+    return f" (stderr: {visible(lines[-1][:160], lines=False)}{_py_where(stderr)})"
+
+
+def _py_where(stderr: str) -> str:
+    """Where a Python traceback points in the player's own code (the last
+    frame outside the SDK and the standard library; a SyntaxError's file):
+    the one-line message then names the file and line, as the tail does."""
+    frames = [(path, line) for path, line in _PY_FRAME.findall(stderr)]
+    own = [(path, line) for path, line in frames
+           if "referee_sdk" not in path and "/lib/python" not in path and not path.startswith("<")]
+    if not own:
+        return ""
+    path, line = own[-1]
+    name = re.split(r"[\\/]", path)[-1][:60]
+    return f" at {visible(name, lines=False)}:{line}"
+
+
+# A path an error message says could not be opened: Python's (FileNotFoundError,
+# PermissionError, OSError), Node's (ENOENT ..., open 'x') and Java's.
+_FAILED_PATH = re.compile(r"(?:No such file or directory|Read-only file system|Permission denied)"
+                          r"(?::|, open) '([^'\n]+)'|FileNotFoundException: (\S+) \(", re.IGNORECASE)
+_VIEWS = ("Board.txt", "state.json")
+# A program that reads stdin (stdin is closed): Python's input(), Java's Scanner.
+_READ_STDIN = re.compile(r"EOFError: EOF when reading a line|java\.util\.NoSuchElementException")
+
+
+def _path_hint(reply: Reply) -> str:
+    """A program that failed on a path the referee can explain: a view file
+    in the wrong case (board.txt), a view or the decision looked for or
+    written anywhere but the folder the program runs in (its seat folder)."""
+    if _READ_STDIN.search(reply.run.stderr_tail):
+        return ("; the program read its standard input, which is closed: its input is the files in its "
+                "folder (Board.txt, state.json), its output decision.txt")
+    found = _FAILED_PATH.findall(reply.run.stderr_tail)
+    if not found:
+        return ""
+    path = "".join(found[-1])
+    name = re.split(r"[\\/]", path)[-1]
+    folder = path[:-len(name)]
+    proper = next((view for view in _VIEWS if view.lower() == name.lower()), None)
+    if proper is not None and name != proper:
+        return f"; the file is {proper}: file names are case-sensitive"
+    if name in (*_VIEWS, "decision.txt") and folder not in ("", "./", ".\\"):
+        return (f"; the program runs in its own seat folder (Board.txt, state.json and decision.txt "
+                f"are there): open {name!r} by its name alone, not {visible(path[:80])!r}")
+    if name in _VIEWS:  # the referee wrote it where the program started: it went elsewhere
+        return (f"; {name} is in the folder the program starts in (its seat folder): did it change "
+                "folder (os.chdir, cd)?")
+    beside = next((d for d in reply.program_dirs if not folder and os.path.isfile(os.path.join(d, name))), None)
+    if beside is not None:  # a file of the player's own (weights, an opening book), sought in the seat folder
+        return (f"; {visible(name[:60])} is beside the program, but the program runs in its seat folder: "
+                f"open it by the program's folder (Python: os.path.join(os.path.dirname(__file__), "
+                f"{visible(name[:60])!r}))")
+    return ""
+
+
+def _misnamed(reply: Reply) -> str:
+    """A decision written under another name (see players.decision_lookalike): say which."""
+    name = reply.misnamed
+    if name is None:
+        return ""
+    shown = visible(name[:60], lines=False)
+    if name.lower() == "decision.txt":
+        return f"; the folder has {shown}: file names are case-sensitive, name it decision.txt"
+    return f"; the folder has {shown}: the file must be named exactly decision.txt"
+
+
+def _elsewhere(reply: Reply) -> str:
+    """A decision written beside the program (see players.decision_elsewhere)."""
+    if reply.elsewhere is None:
+        return ""
+    return (f"; it wrote {visible(reply.elsewhere[-120:], lines=False)} instead: the program starts in its "
+            "own seat folder, write decision.txt there (by its name alone)")
 
 
 def _printed(reply: Reply) -> str:

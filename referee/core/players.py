@@ -23,6 +23,7 @@ from .seats import SeatHost
 DECISION_FILE = "decision.txt"
 PERSISTENT = "persistent:"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
+FILE_CLOCK_SLACK = 0.01  # a file's time runs on the kernel's coarse clock: up to a tick behind time.time()
 
 
 def builtin_names(game: Game | str) -> list[str]:
@@ -45,6 +46,9 @@ class Reply:
     problem: str | None = None  # why the decision file could not be used at all
     resigned: bool = False  # a human typed quit/resign or pressed Ctrl-C: the game ends
     human: bool = False  # a person decided: thinking time is never LATE (a time bank still runs)
+    misnamed: str | None = None  # no decision.txt, but a file named like it (Decision.txt, decision.txt.txt)
+    elsewhere: str | None = None  # no decision.txt, but one written in this step beside the program
+    program_dirs: tuple[str, ...] = ()  # no decision.txt: the folders of the program's files, for hints
 
 
 class Agent(Protocol):
@@ -125,6 +129,7 @@ class ProcessAgent:
         if not self.environ:  # not attached to a seat (rerun): no sandbox, no pass_env
             self.environ = player_environment(os.environ, workdir.absolute(), False)
         env = self._env(player, step)  # the SDKs' run() loops when REFEREE_PERSISTENT says 1
+        began = time.time()
         out, err = workdir / "stdout.txt", workdir / "stderr.txt"
         if self.host is not None and self.persistent:
             run = self.host.run(self.argv, env, self.limits, out, err, persistent_step=step,
@@ -137,12 +142,18 @@ class ProcessAgent:
                 self.meanwhile()
             run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
         if self.seat is not None:
-            return reply_from(*self.seat.read_decision(DECISION_CAP), run)
-        seat = SeatFolder(workdir.parents[1], player)
-        try:
-            return reply_from(*seat.read_decision(DECISION_CAP), run)
-        finally:
-            seat.close()
+            reply = _seat_reply(self.seat, run, began)
+        else:
+            seat = SeatFolder(workdir.parents[1], player)
+            try:
+                reply = _seat_reply(seat, run, began)
+            finally:
+                seat.close()
+        if reply.text is None:
+            reply.program_dirs = tuple(dict.fromkeys(os.path.dirname(w) for w in self.argv if os.path.isabs(w)))
+            if reply.misnamed is None:
+                reply.elsewhere = decision_elsewhere(self.argv, began)
+        return reply
 
     def restart(self) -> None:
         """A kept-alive player ends now and starts again at its next step,
@@ -205,6 +216,45 @@ def land_seats(agents: Sequence[Agent]) -> None:
                 raise
 
 
+def _seat_reply(seat: SeatFolder, run: RunResult, began: float) -> Reply:
+    """The step's Reply from the seat's decision file; when there is none,
+    with the file the program may have meant, written in this step (only
+    then is the folder listed)."""
+    reply = reply_from(*seat.read_decision(DECISION_CAP), run)
+    if reply.text is None:
+        reply.misnamed = decision_lookalike(seat.names(since=began - FILE_CLOCK_SLACK))
+    return reply
+
+
+def decision_elsewhere(argv: Sequence[str], since: float) -> str | None:
+    """A decision.txt written since ``since`` beside the program (the folder
+    of its binary or script, or the referee's own folder): one written by a
+    path relative to the program's file, or after a change of folder, where
+    no sandbox stopped it (macOS, Windows, ``--sandbox none``)."""
+    folders = [os.path.dirname(word) for word in argv if os.path.isabs(word)] + [os.getcwd()]
+    for folder in dict.fromkeys(folders):
+        path = os.path.join(folder, DECISION_FILE)
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if info.st_mtime >= since - FILE_CLOCK_SLACK:
+            return path
+    return None
+
+
+def decision_lookalike(names: Sequence[str]) -> str | None:
+    """The name among ``names`` a program most likely meant as decision.txt:
+    the same name in another case (``Decision.txt``), then one with its
+    extension added to or changed (``decision.txt.txt``, where Windows hid the
+    first ``.txt``; ``decision``; ``decision.text``).  None if there is none."""
+    near = [name for name in names if name.lower() != DECISION_FILE
+            and (name.lower() == "decision" or name.lower().startswith(("decision.", "decision ")))]
+    same = [name for name in names if name.lower() == DECISION_FILE and name != DECISION_FILE]
+    found = sorted(same) or sorted(near)
+    return found[0] if found else None
+
+
 def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply:
     """A Reply from the decision file's bytes (see SeatFolder.read_decision)."""
     if data is None:
@@ -214,6 +264,10 @@ def reply_from(data: bytes | None, problem: str | None, run: RunResult) -> Reply
     if len(data) > DECISION_CAP:
         return Reply(data[:200].decode("utf-8", "replace"), run,
                      f"{DECISION_FILE} is over {DECISION_CAP // 1024} KiB")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte-order mark
+        shown = data[:160].decode("utf-16", "replace").strip()
+        return Reply("", run, f"{DECISION_FILE} is UTF-16 ({shown[:60]!r}; PowerShell's > and Out-File, "
+                              "Notepad's 'Unicode' write it): write it as UTF-8 or plain ASCII")
     return Reply(data.decode("utf-8", "replace"), run)
 
 

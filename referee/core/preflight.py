@@ -50,7 +50,32 @@ def check_players(players: Iterable[tuple[str, Sequence[str] | None]], base_dir:
             continue
         problem = command_problem(list(argv), base_dir)
         if problem:
+            if not WINDOWS and "\\" in label:  # the label quotes the command as given
+                problem += " (on Linux and macOS a \\ in a command escapes the next character: write paths with /)"
             raise InputError(f"{label}: {problem}", source)
+        stale = stale_binary(list(argv), base_dir)
+        if stale:
+            print(f"referee: warning: {label}: {stale}", file=sys.stderr)
+
+
+def stale_binary(argv: list[str], base_dir: Path) -> str | None:
+    """A compiled program older than its source beside it (``player`` and
+    ``player.cpp``): the last edit was not built (a build that failed
+    unnoticed), and the old program plays.  A warning, not an error."""
+    word = _relative(argv[0], base_dir)
+    if not _has_separator(word):
+        return None
+    binary = Path(word) if os.path.isabs(word) else base_dir / word
+    stem = binary.with_suffix("") if binary.suffix.lower() == ".exe" else binary
+    for suffix in (".cpp", ".cc", ".cxx", ".c"):
+        source = stem.with_name(stem.name + suffix)
+        try:
+            if source.stat().st_mtime > binary.stat().st_mtime + 1:  # a second: copies keep times roughly
+                return (f"{word} is older than {source.name} beside it: the last edit is not built "
+                        f"(did the build fail?); the old program plays")
+        except OSError:
+            continue
+    return None
 
 
 def check_match(prepared) -> None:
@@ -86,6 +111,9 @@ def command_problem(argv: list[str], base_dir: Path) -> str | None:
             return (_file_problem(first, local)
                     or f"'{first}' is not a command on PATH; to run the file in this folder, "
                        f"write '{_as_path(first)}'")
+        other = {"python": "python3", "py": "python3", "python3": "py" if WINDOWS else "python"}.get(first)
+        if other and shutil.which(other):
+            return f"command '{first}' not found (not a file, not on PATH); this system has {other}: write '{other}'"
         return f"command '{first}' not found (not a file, not on PATH)"
     return _script_problem(first, argv[1:], base_dir)
 
@@ -108,10 +136,10 @@ def _has_separator(word: str) -> bool:
 
 def _file_problem(word: str, path: Path) -> str | None:
     if not path.exists():
-        hint = _missing_hint(path)
+        hint = _missing_hint(word, path)
         return f"{word}: no such file{hint}"
     if path.is_dir():
-        return f"{word} is a folder, not a program"
+        return f"{word} is a folder, not a program{_folder_hint(word, path)}"
     suffix = path.suffix.lower()
     if suffix in _SOURCES:
         build = _SOURCES[suffix]
@@ -135,18 +163,41 @@ def _as_path(word: str) -> str:
     return word if _has_separator(word) else "." + os.sep + word
 
 
-def _missing_hint(path: Path) -> str:
-    """A near miss worth naming: the binary not built yet, or .exe forgotten."""
+def _missing_hint(word: str, path: Path) -> str:
+    """A near miss worth naming: the binary not built yet, or .exe forgotten.
+    The build command names the files as ``word`` does (``./bots/player``:
+    ``-o bots/player bots/player.cpp``), so it works where it was typed."""
+    typed = word[2:] if word.startswith("." + os.sep) else word
     for suffix in (".cpp", ".cc", ".c"):
         source = path.with_suffix(suffix) if path.suffix != suffix else None
         if source is not None and source.is_file():
-            build = _SOURCES[suffix].format(stem=path.stem, name=source.name)
+            build = _SOURCES[suffix].format(stem=typed, name=os.path.join(os.path.dirname(typed), source.name))
             return f" (but {source.name} is there: compile it first: {build})"
     if path.parent.is_dir():
         siblings = sorted(p.name for p in path.parent.iterdir() if p.stem == path.stem)
         if siblings:
             return f" (did you mean {siblings[0]}?)"
+        cased = sorted(p.name for p in path.parent.iterdir() if p.name.lower() == path.name.lower())
+        if cased:
+            return f" (the folder has {cased[0]}: file names are case-sensitive)"
     return ""
+
+
+def _folder_hint(word: str, path: Path) -> str:
+    """A student's player folder (what check-bot and grade take) given to a
+    command that runs a program: the command for the program in it."""
+    inner = word.rstrip("/" + os.sep) + os.sep
+    binary = path / ("player.exe" if WINDOWS else "player")
+    if binary.is_file() and (WINDOWS or os.access(binary, os.X_OK)):
+        command = f"'{inner}{binary.name}'"
+    elif (path / "player.py").is_file():
+        command = f"\"{_INTERPRETERS['.py']} {inner}player.py\""
+    elif (path / "player.cpp").is_file():
+        return (f"; compile the player.cpp in it first (g++ -std=c++14 -O2 -o {inner}player "
+                f"{inner}player.cpp), then use --player '{inner}player'")
+    else:
+        return ""
+    return f"; to run the player in it: --player {command} (check-bot and grade take the folder)"
 
 
 def _interpreter_hint(word: str, suffix: str, what: str) -> str:
@@ -197,7 +248,7 @@ def _script_problem(command: str, rest: list[str], base_dir: Path) -> str | None
     elif runner is None:
         return None
     else:
-        script = _first_argument(rest)
+        script = _first_argument(rest, base_dir)
         if script is None:
             return None
     path = Path(script) if os.path.isabs(script) else base_dir / script
@@ -205,13 +256,16 @@ def _script_problem(command: str, rest: list[str], base_dir: Path) -> str | None
         return None
     if path.is_dir() and runner == "python" and (path / "__main__.py").is_file():
         return None
-    return f"{command} cannot find {script}: no such file{_missing_hint(path)}"
+    if path.is_dir():
+        return f"{command} cannot run {script}: it is a folder, not a script{_folder_hint(script, path)}"
+    return f"{command} cannot find {script}: no such file{_missing_hint(script, path)}"
 
 
-def _first_argument(rest: list[str]) -> str | None:
+def _first_argument(rest: list[str], base_dir: Path) -> str | None:
     """The script an interpreter runs, if it names a file; None when it runs
     no file (``-m``, ``-c``, ``-e``) or its first argument does not look like
-    a path (no folder, no extension), which is left to the interpreter."""
+    a path (no folder, no extension) nor names a folder here (``python3
+    mybot``), which is left to the interpreter."""
     words = iter(rest)
     for word in words:
         if word in ("-m", "-c", "-e", "--eval", "-"):
@@ -221,7 +275,7 @@ def _first_argument(rest: list[str]) -> str | None:
             continue
         if word.startswith("-"):
             continue
-        return word if (_has_separator(word) or Path(word).suffix) else None
+        return word if (_has_separator(word) or Path(word).suffix or (base_dir / word).is_dir()) else None
     return None
 
 

@@ -436,6 +436,24 @@ class SeatFolder:
                 self._written[k] = self._create(logs, name, snapshot_text(k).encode("utf-8"),
                                                 self.repairs, f"step_logs/{name}")
 
+    def names(self, since: float = 0.0) -> list[str]:
+        """The names in the seat folder the player ran in (as held; see
+        :meth:`read_decision`) of the entries changed since ``since`` (a
+        ``time.time()``), for a hint when it wrote no decision file; empty
+        where it cannot be listed."""
+        try:
+            folder = self._held[2] if self._held else self._dirs()[0]
+            found = []
+            for name in os.listdir(folder):
+                try:
+                    if os.stat(name, dir_fd=folder, follow_symlinks=False).st_mtime >= since:
+                        found.append(name)
+                except OSError:
+                    continue
+            return found
+        except OSError:
+            return []
+
     def read_decision(self, cap: int) -> tuple[bytes | None, str | None]:
         """(the decision file's bytes, up to ``cap + 1``; or None if there is
         none) and why it cannot be used at all (a link, fifo, directory...)."""

@@ -28,6 +28,7 @@ from referee.core.runner import usable_cores
 from .config import GradingConfig, staff_paths
 from .formats import render, to_json
 from .gauntlet import GradingError, grade
+from .submission import archive_hint, unpacked
 
 STAMP = "grade.json"  # in each submission's results folder: the hash it was graded at
 
@@ -73,6 +74,24 @@ def submissions(folder: Path, results: Path | None = None) -> list[Path]:
                   and os.path.realpath(p) != skip)
 
 
+def strays(folder: Path) -> list[Path]:
+    """The files of ``folder`` beside the submission folders (hidden ones
+    aside): each gets a row that says why it was not graded, an archive
+    (a zip handed in as it was downloaded) with how to unpack it, rather
+    than being passed over in silence.  An archive already unpacked beside
+    it (``x.zip`` and the folder ``x``) is left out: ``x`` is graded."""
+    return sorted(p for p in Path(folder).iterdir() if not p.is_dir() and not p.name.startswith(".")
+                  and not (unpacked(p) is not None and unpacked(p).is_dir()))
+
+
+def _stray(config: GradingConfig, path: Path) -> tuple[ClassRow, str]:
+    archive = archive_hint(path)
+    why = (f"{path} {archive}" if archive else
+           f"{path} is a file, not a submission folder (each submission is a folder of its own)")
+    return (ClassRow(path.name, 0.0, config.total_points, {}, "not gradable", why),
+            f"{path.name}: not graded ({why})")
+
+
 def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jobs: int | None,
                 say: Callable[[str], None] = print, play: Any = None) -> list[ClassRow]:
     """Grade every submission in ``folder``, ``jobs`` at once (each playing
@@ -83,12 +102,14 @@ def grade_class(config: GradingConfig, folder: Path, results: Path, fmt: str, jo
     go to it and only the compliance checks run here, at most a core each."""
     results.mkdir(parents=True, exist_ok=True)
     setup = config_hash(config)
-    found = submissions(folder, results)
+    found = sorted([*submissions(folder, results), *strays(folder)])
     jobs = jobs or usable_cores()
     at_once = max(1, min(jobs, len(found), usable_cores() if play is not None else jobs))
     per_grade = max(1, jobs // at_once)
 
     def one(path: Path) -> tuple[ClassRow, str]:
+        if not path.is_dir():
+            return _stray(config, path)
         return _grade_one(config, path, results / path.name, fmt, setup, per_grade, play)
 
     rows: list[ClassRow] = []

@@ -114,7 +114,7 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
                   cluster: str | None = None) -> None:
     """Grade a submission (or a class) against the reference players in
     CONFIG.yaml (docs/grading.md).  Exit 0 once graded, whatever the grade."""
-    from .classroom import grade_class
+    from .classroom import grade_class, strays
     from .config import load
 
     if (submission is None) == (submissions is None):
@@ -137,7 +137,9 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
         if submissions is not None:
             assert results is not None
             rows = grade_class(config, submissions, results, fmt, jobs, say=click.echo, play=play)
-            click.echo(f"{len(rows)} submissions; grades: {results / 'grades.csv'}")
+            loose = {path.name for path in strays(submissions)} & {row.name for row in rows}
+            besides = f" and {len(loose)} file(s) beside them, not graded" if loose else ""
+            click.echo(f"{len(rows) - len(loose)} submissions{besides}; grades: {results / 'grades.csv'}")
             failed = [row.name for row in rows if row.status == "error"]
             if failed:  # exit 3, as a referee failure does: run the command again for these
                 click.echo(f"referee: grading stopped for {len(failed)} submission(s) ({', '.join(failed)}); "
@@ -155,6 +157,7 @@ def _check_submission(submission: str) -> None:
     a folder: a path that is not there, or a file that is no program, was
     graded 0 as 'nothing was submitted' (exit 0), a typo's grade."""
     from .gauntlet import is_command
+    from .submission import archive_hint
 
     if is_command(submission):
         return
@@ -163,6 +166,9 @@ def _check_submission(submission: str) -> None:
         raise InputError(f"--submission {submission}: no such folder (a command line has its arguments: "
                          "'python3 bot.py')")
     if not path.is_dir():
+        archive = archive_hint(path)
+        if archive:
+            raise InputError(f"--submission {submission} {archive}")
         example = f" (e.g. 'python3 {submission}')" if submission.endswith(".py") else ""
         raise InputError(f"--submission {submission} is a file, not a program (not executable); give the "
                          f"folder it is in, or the command line that runs it{example}")

@@ -123,6 +123,29 @@ def check_manifest(data: Any, source: str, text: str = "") -> dict[str, Any]:
     return dict(data)
 
 
+ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar", ".7z", ".rar")
+
+
+def unpacked(path: Path) -> Path | None:
+    """The folder an archive unpacks to by the hint below (``x.zip``: ``x``);
+    None if ``path`` does not look like an archive."""
+    suffix = next((s for s in ARCHIVES if path.name.lower().endswith(s)), None)
+    return path.with_name(path.name[:-len(suffix)]) if suffix and len(path.name) > len(suffix) else None
+
+
+def archive_hint(path: Path) -> str | None:
+    """What to do with an archive handed in where a folder belongs (the
+    referee does not unpack one); None if ``path`` does not look like one."""
+    if unpacked(path) is None:
+        return None
+    text, folder = str(path), str(unpacked(path))
+    suffix = text[len(folder):].lower()
+    how = (f"unzip {text} -d {folder}" if suffix == ".zip" else
+           f"mkdir {folder} && tar -xf {text} -C {folder}" if ".tar" in suffix or suffix == ".tgz" else
+           f"into {folder}")
+    return f"is an archive, not a folder: unpack it into a folder of its own ({how}) and grade that"
+
+
 def inside(path: Path | str, folder: Path | str) -> bool:
     """``path`` is ``folder`` or lies below it (links resolved)."""
     path, folder = os.path.realpath(path), os.path.realpath(folder)
@@ -202,8 +225,12 @@ def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -
     language = manifest.get("language") or _guess_language(work)
     if language is None:
         found = ", ".join(sorted(p.name for p in work.iterdir())[:12]) or "nothing"
+        archives = sorted(p.name for p in source.iterdir() if p.is_file() and unpacked(p) is not None)
+        how = f" (unzip {archives[0]})" if archives and archives[0].lower().endswith(".zip") else ""
+        unpack = (f"; {archives[0]} is an archive the referee does not unpack: unpack it in the "
+                  f"submission's folder{how}" if archives else "")
         raise SubmissionError(f"no player.py or player.cpp (nor {MANIFEST}) in the submission; "
-                              f"found: {found}")
+                              f"found: {found}{unpack}")
     defaults = DEFAULTS[language]
     run = manifest.get("run") or defaults["run"]
     build = manifest.get("build", defaults["build"])

@@ -354,7 +354,13 @@ def _expand_boards(base: Path, item: str) -> list[Path]:
 
 
 def _limits(r: _Reader, game: Game) -> dict[str, Any]:
-    limits = r.get("limits", dict, {})
+    """``limits:``, the limit keys; ``time_limit`` is the soft time limit, as
+    in ``play --config`` and a grading config (a TA copies limits between them)."""
+    limits = dict(r.get("limits", dict, {}))
+    if "time_limit" in limits:
+        if "soft_time" in limits:
+            raise r.fail(("limits", "time_limit"), "time_limit is soft_time: give one of them")
+        limits["soft_time"] = limits.pop("time_limit")
     for key in limits:
         if key not in settings_mod.LIMIT_KEYS:
             known = ", ".join(settings_mod.LIMIT_KEYS)

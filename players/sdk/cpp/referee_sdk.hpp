@@ -200,7 +200,15 @@ constexpr const char* RUN_BY_HAND =
 inline std::string read_text(const std::string& path) {
     errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in && errno == ENOENT) throw std::runtime_error(path + ": no such file here. " + RUN_BY_HAND);
+    if (!in && errno == ENOENT) {
+        if (path.compare(0, 10, "step_logs/") == 0 && std::ifstream("Board.txt")) {
+            // In a step: a snapshot not played yet (read_ckbd(step) for read_ckbd(step - 1)).
+            throw std::runtime_error(path + ": no such file: step_logs/ has the boards of the steps "
+                                     "played so far; at step s, the board before your move is "
+                                     "read_ckbd(s - 1)");
+        }
+        throw std::runtime_error(path + ": no such file here. " + RUN_BY_HAND);
+    }
     if (!in) throw std::runtime_error(path + ": cannot open" + detail::errno_suffix(errno));
     std::ostringstream content;
     content << in.rdbuf();

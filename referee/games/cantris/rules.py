@@ -117,7 +117,9 @@ class CantrisState(GameState):
         if not isinstance(decision, Removal):
             return "not a Cantris removal"
         if not (0 <= decision.row < rows and 0 <= decision.col < cols):
-            return f"cell ({decision.row}, {decision.col}) is off the {rows}x{cols} board"
+            edge = decision.row == rows or decision.col == cols  # a 1-based count's last row or column
+            return (f"cell ({decision.row}, {decision.col}) is off the {rows}x{cols} board (rows 0..{rows - 1}, "
+                    f"columns 0..{cols - 1}{': they count from 0' if edge else ''})")
         if not self.board[decision.row][decision.col]:
             return f"cell ({decision.row}, {decision.col}) is empty"
         return None

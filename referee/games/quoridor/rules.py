@@ -431,9 +431,11 @@ class QuoridorState(GameState):
     def _move_problem(self, move: Move) -> str | None:
         here = self.pawn(self.turn)
         if (move.r1, move.c1) != here:
-            return f"your pawn is on ({here[0]},{here[1]}), not ({move.r1},{move.c1})"
+            counted = (move.r1 - 1, move.c1 - 1) == here  # counted from 1
+            return (f"your pawn is on ({here[0]},{here[1]}), not ({move.r1},{move.c1})"
+                    + (": rows and columns count from 0" if counted else ""))
         if not on_board(move.r2, move.c2):
-            return f"({move.r2},{move.c2}) is off the board"
+            return f"({move.r2},{move.c2}) is off the board (rows and columns 0..{SIZE - 1})"
         targets = self.pawn_targets(self.turn)
         if square(move.r2, move.c2) in targets:
             return None

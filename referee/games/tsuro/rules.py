@@ -139,7 +139,9 @@ class TsuroState(GameState):
         if not 0 <= p.rotation < ROTATIONS:
             return f"rotation {p.rotation} is outside 0..3"
         if not geo.on_board(p.row, p.col):
-            return f"cell ({p.row}, {p.col}) is off the {geo.SIZE}x{geo.SIZE} board"
+            edge = geo.SIZE in (p.row, p.col)  # a 1-based count's last row or column
+            return (f"cell ({p.row}, {p.col}) is off the {geo.SIZE}x{geo.SIZE} board (rows and columns "
+                    f"0..{geo.SIZE - 1}{': they count from 0' if edge else ''})")
         if geo.cell_at(self.cells, p.row, p.col) is not None:
             return f"cell ({p.row}, {p.col}) already holds a tile"
         facing = self.markers[self.current - 1]

@@ -85,6 +85,11 @@ def _read(path: str) -> str:
         with open(path, encoding="utf-8") as f:
             return f.read()
     except FileNotFoundError:
+        if os.path.dirname(path) == SNAPSHOT_DIR and os.path.exists(BOARD_FILE):
+            # In a step: a snapshot not played yet (read_ckbd(step) for read_ckbd(step - 1)).
+            raise SystemExit(f"{path}: no such file: {SNAPSHOT_DIR}/ has the boards of the steps "
+                             "played so far; at step s, the board before your move is "
+                             "read_ckbd(s - 1)") from None
         # Run by hand (`python3 player.py 1 1`) in a folder the referee never wrote.
         raise SystemExit(f"{path}: no such file in {os.getcwd()}.\n{RUN_BY_HAND}") from None
 
