@@ -8,8 +8,6 @@ the host (``off``): the same verdicts, decisions, exits and sweeps, and,
 lent, the steps before it were played by the worker."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from conftest import BOARDS, PYTHON_SDK, read_log
