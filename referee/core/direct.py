@@ -57,8 +57,6 @@ class Borrowed:
         self.poller = select.poll()
         self.poller.register(player.from_player, select.POLLIN)
         self.poller.register(pidfd, select.POLLIN)
-        self.death = select.poll()  # (poll, not select: any descriptor number)
-        self.death.register(pidfd, select.POLLIN)
 
     def close(self) -> None:
         """Let go of the player (again: a no-op)."""
@@ -84,7 +82,7 @@ class Borrowed:
         return back
 
     def _dead(self) -> bool:
-        return bool(self.death.poll(0))
+        return any(fd == self.pidfd for fd, _ in self.poller.poll(0))
 
     def step(self, k: int, hard: float, rlimits: dict, stdout: str, stderr: str, output_kb: int,
              started: float, meanwhile: Callable[[], None] | None,
