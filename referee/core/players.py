@@ -152,7 +152,7 @@ class ProcessAgent:
         if reply.text is None:
             reply.program_dirs = tuple(dict.fromkeys(os.path.dirname(w) for w in self.argv if os.path.isabs(w)))
             if reply.misnamed is None:
-                reply.elsewhere = decision_elsewhere(self.argv, began)
+                reply.elsewhere = decision_elsewhere(reply.program_dirs, began)
         return reply
 
     def restart(self) -> None:
@@ -226,13 +226,13 @@ def _seat_reply(seat: SeatFolder, run: RunResult, began: float) -> Reply:
     return reply
 
 
-def decision_elsewhere(argv: Sequence[str], since: float) -> str | None:
-    """A decision.txt written since ``since`` beside the program (the folder
-    of its binary or script, or the referee's own folder): one written by a
-    path relative to the program's file, or after a change of folder, where
-    no sandbox stopped it (macOS, Windows, ``--sandbox none``)."""
-    folders = [os.path.dirname(word) for word in argv if os.path.isabs(word)] + [os.getcwd()]
-    for folder in dict.fromkeys(folders):
+def decision_elsewhere(program_dirs: Sequence[str], since: float) -> str | None:
+    """A decision.txt written since ``since`` beside the program (in
+    ``program_dirs``, the folders of its binary or script, or in the
+    referee's own folder): one written by a path relative to the program's
+    file, or after a change of folder, where no sandbox stopped it (macOS,
+    Windows, ``--sandbox none``)."""
+    for folder in dict.fromkeys([*program_dirs, os.getcwd()]):
         path = os.path.join(folder, DECISION_FILE)
         try:
             info = os.stat(path)
