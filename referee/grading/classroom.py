@@ -81,7 +81,7 @@ def strays(folder: Path) -> list[Path]:
     than being passed over in silence.  An archive already unpacked beside
     it (``x.zip`` and the folder ``x``) is left out: ``x`` is graded."""
     return sorted(p for p in Path(folder).iterdir() if not p.is_dir() and not p.name.startswith(".")
-                  and not (unpacked(p) is not None and unpacked(p).is_dir()))
+                  and not ((into := unpacked(p)) is not None and into.is_dir()))
 
 
 def _stray(config: GradingConfig, path: Path) -> tuple[ClassRow, str]:

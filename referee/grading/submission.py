@@ -136,9 +136,10 @@ def unpacked(path: Path) -> Path | None:
 def archive_hint(path: Path) -> str | None:
     """What to do with an archive handed in where a folder belongs (the
     referee does not unpack one); None if ``path`` does not look like one."""
-    if unpacked(path) is None:
+    into = unpacked(path)
+    if into is None:
         return None
-    text, folder = str(path), str(unpacked(path))
+    text, folder = str(path), str(into)
     suffix = text[len(folder):].lower()
     how = (f"unzip {text} -d {folder}" if suffix == ".zip" else
            f"mkdir {folder} && tar -xf {text} -C {folder}" if ".tar" in suffix or suffix == ".tgz" else
