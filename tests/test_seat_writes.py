@@ -207,6 +207,34 @@ def test_later_runs_a_seats_jobs_before_its_folder_is_touched_and_raises_their_e
     assert inline == [1]  # without a thread a job runs at once
 
 
+def test_later_in_line_runs_after_what_was_handed_over_and_keeps_a_full_disks_jobs_for_wait():
+    done: list[str] = []
+    later = Later(threaded=True)
+    try:
+        later.submit(1, lambda: done.append("handed"))
+        later.go()
+        later.submit(2, lambda: done.append("in line"))
+        later.in_line()  # (a kept-alive player's step: nothing to overlap)
+        assert done == ["handed", "in line"]
+        disk = {"full": True}
+
+        def write(name: str) -> None:
+            if disk["full"]:
+                raise OSError(28, "No space left on device")
+            done.append(name)
+
+        later.submit(1, lambda: write("first"))
+        later.submit(2, lambda: write("second"))
+        later.in_line()  # stopped on the full disk: nothing raised yet (the match charges a seat first)
+        assert done[2:] == []
+        disk["full"] = False
+        later.wait(2)  # then run again, in line, in their order
+        assert done[2:] == ["first", "second"]
+        later.wait()
+    finally:
+        later.close()
+
+
 def test_a_full_disk_in_a_later_write_ends_the_match_with_one_line(tmp_path, monkeypatch):
     """An error in a write done on the worker thread (the match's snapshot)
     surfaces as the match folder's error, with the log kept."""

@@ -10,7 +10,8 @@ reply the referee waits for with the GIL released.
 
 Jobs wait until :meth:`Later.go`, which the match calls as it hands the
 step to the player, so that they compete with the player's run and not with
-the referee's own work before it.  Each job names the seat whose folder it
+the referee's own work before it.  A kept-alive player's step is shorter
+than the jobs: they are done before it, in line (:meth:`Later.in_line`).  Each job names the seat whose folder it
 touches (or none, for the match folder); the match waits for a seat's jobs
 before it touches that folder itself, and for all of them before it writes
 the result.  Where the referee
@@ -45,6 +46,26 @@ class Later:
         if self._pool is not None and self._queued:
             jobs, self._queued = self._queued, []
             self._batches.append(({seat for seat, _ in jobs}, self._pool.submit(_run_all, jobs)))
+
+    def in_line(self) -> None:
+        """Do the jobs submitted so far here, on the calling thread, after
+        those handed over before them (whose errors are raised here).  For a
+        step with nothing to overlap: a kept-alive player's step is over in a
+        fraction of a millisecond, less than the jobs take, so they would run
+        into its reply, and the GIL they hold would count in its time.  A
+        full disk leaves the jobs from the one that failed for :meth:`wait`,
+        as the thread does."""
+        jobs, self._queued = self._queued, []
+        try:
+            self.wait()  # (with nothing queued: it hands nothing over)
+        except BaseException:
+            self._queued = jobs + self._queued
+            raise
+        stalled = _run_all(jobs)
+        if stalled:
+            done: Future = Future()
+            done.set_result(stalled)
+            self._batches.append(({seat for seat, _ in stalled}, done))
 
     def wait(self, seat: int | None = None) -> None:
         """Wait for the jobs that touch ``seat``'s folder (all jobs for None);

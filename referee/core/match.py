@@ -428,13 +428,17 @@ class Match:
             return self._apply(step, player, state, auto, record)
         seat, clock, agent = self.seats[player], self.clocks[player], p.agents[player - 1]
         step_limits = clock.step_limits()
+        process = isinstance(agent, ProcessAgent)
+        overlap = process and not agent.persistent  # (see Later.in_line)
+        if process and not overlap:
+            self.later.in_line()
         self._write_player_files(seat, step, player, state, clock)
         repaired = seat.take_repairs()
         if repaired:
             record["repaired"] = repaired
-        if isinstance(agent, ProcessAgent):
+        if process:
             agent.limits = step_limits
-            agent.meanwhile = self.later.go  # the last step's writes, while this player runs
+            agent.meanwhile = self.later.go if overlap else None  # the last step's writes, while it runs
             self.observer.deciding(p, step, player, step_limits)
         else:
             self.later.go()
@@ -448,7 +452,7 @@ class Match:
                 record["grace_ms"] = round(charge.grace_used * 1000, 1)
         if reply.resigned:
             return self._resign(step, player, state, record, run)
-        disk = self._disk_fault(player, seat, step_limits) if isinstance(agent, ProcessAgent) else None
+        disk = self._disk_fault(player, seat, step_limits) if process else None
         if disk:
             verdict, message, decision = Verdict.DISK_LIMIT, disk, None
             agent.restart()  # a kept-alive player would keep its open files' space
