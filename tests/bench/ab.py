@@ -20,7 +20,8 @@ in that folder too, the first version read 0.91-0.95 against itself), on a
 RAM disk where ``tests/ram_disk.py`` finds one, as ``bench_series``'s.
 
 Environment: AB_ROUNDS (6), AB_GAMES (30), AB_SANDBOXES (``auto,none``),
-AB_KINDS (``persistent``; ``persistent,spawned`` for both).  Fewer rounds or
+AB_KINDS (``persistent``; ``persistent,spawned`` for both), AB_DISK (a folder
+on the disk to play on, instead of the RAM disk: e.g. ``/tmp`` on ext4).  Fewer rounds or
 games than the defaults measure mostly the machine's noise: compare this
 checkout with itself (``BASE=HEAD``) to see how much."""
 from __future__ import annotations
@@ -84,7 +85,7 @@ def main() -> int:
         print("ab: AB_KINDS takes persistent and spawned, AB_SANDBOXES auto, bwrap and none (comma-separated)",
               file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="referee-ab-", dir=ram_disk()) as tmp:
+    with tempfile.TemporaryDirectory(prefix="referee-ab-", dir=os.environ.get("AB_DISK") or ram_disk()) as tmp:
         root = Path(tmp)
         base = root / "base"
         made = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), base_rev],
