@@ -179,6 +179,27 @@ def test_a_seat_folder_moved_away_is_found_again(tmp_path):
         seat.close()
 
 
+def test_a_match_snapshot_never_writes_through_a_link_planted_at_its_temporary_name(tmp_path):
+    # Without a sandbox a player can reach the match folder; the snapshot's
+    # temporary file is made anew, whatever is there (before, open() followed it).
+    from referee.core.log import MatchFolder
+
+    match = MatchFolder(tmp_path / "m")
+    folder = match.root / "step_logs"
+    folder.mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    (folder / ".step_3.txt.tmp").symlink_to(victim)
+    try:
+        match.write_snapshot(3, "1 2\n3 4\n")
+        match.write_snapshot(3, "5 6\n")  # replaced
+    finally:
+        match.close()
+    assert victim.read_text() == "mine\n"
+    assert (folder / "step_3.txt").read_bytes() == b"5 6\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["step_3.txt"]
+
+
 # ----- the writes left for later
 def test_later_runs_a_seats_jobs_before_its_folder_is_touched_and_raises_their_errors():
     done: list[str] = []

@@ -49,6 +49,33 @@ def write_text(path: Path, text: str) -> None:
         raise
 
 
+def replace_at(folder: int, name: str, data: bytes) -> None:
+    """:func:`write_text` of a file in a folder held open (``folder``, a
+    directory fd): ``name`` replaced atomically through ``.name.tmp``, which
+    is made anew (whatever is there, a link too, is removed first, never
+    followed).  No path is walked from the root, and no text layer: a
+    match's step snapshot cost half as much this way on a RAM disk."""
+    tmp = f".{name}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        try:
+            fd = os.open(tmp, flags, 0o644, dir_fd=folder)
+        except FileExistsError:  # left by a killed referee, or planted
+            os.unlink(tmp, dir_fd=folder)
+            fd = os.open(tmp, flags, 0o644, dir_fd=folder)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=folder)
+        raise
+
+
 _LIBYAML_DUMPER = getattr(yaml, "CSafeDumper", None)
 _PLAIN_KEY = re.compile(r"[\x20-\x7e]{1,100}\Z")
 _PLAIN_VALUE = re.compile(r"[\x20-\x7e]*\Z")

@@ -51,6 +51,7 @@ class MatchFolder:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._log: int | None = None
+        self._snapshots: int | None = None  # step_logs/, held (see _write_snapshot)
         self._seats: set[int] = set()
         self.last_hash: str | None = None
 
@@ -132,7 +133,27 @@ class MatchFolder:
         return path
 
     def write_snapshot(self, step: int, text: str) -> None:
-        self._with_room(files.write_text, self.root / "step_logs" / f"step_{step}.txt", text)
+        self._with_room(self._write_snapshot, f"step_{step}.txt", text.encode("utf-8"))
+
+    def _write_snapshot(self, name: str, data: bytes) -> None:
+        """Through ``step_logs/``'s fd, held from the first snapshot on (see
+        :func:`files.replace_at`)."""
+        folder = self.root / "step_logs"
+        try:
+            if self._snapshots is None:
+                self._snapshots = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            files.replace_at(self._snapshots, name, data)
+        except OSError as exc:
+            exc.filename = str(folder / name)  # (not the temporary name, relative to an fd)
+            raise
+
+    def close(self) -> None:
+        """Let go of what is held open (the match is over, or failed)."""
+        for fd in (self._log, self._snapshots):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._log = self._snapshots = None
 
     def append_log(self, record: dict[str, Any]) -> None:
         """Append one whole line (see :meth:`_append`), with the reserve
@@ -159,9 +180,7 @@ class MatchFolder:
         self.last_hash = line_hash(line)
 
     def write_result(self, result: dict[str, Any]) -> None:
-        if self._log is not None:
-            os.close(self._log)
-            self._log = None
+        self.close()
         self._with_room(files.write_yaml, self.root / "result.yaml", result)
         self._release()
 

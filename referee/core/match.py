@@ -277,6 +277,7 @@ class Match:
                 for seat in self.seats.values():
                     seat.close()
                 self.spares.close()
+                self.folder.close()
             finally:
                 land_seats(self.p.agents)  # warm seats' files into this folder, last
 
