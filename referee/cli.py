@@ -359,7 +359,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     from referee.console import ConsoleObserver, format_result
     from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
-    from referee.core.registry import get_game
+    from referee.core.registry import canonical_name, get_game
 
     conf = load_config(config) if config else {}
     base = config.resolve().parent if config else Path.cwd()
@@ -367,9 +367,10 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
         game = conf.get("game")
         if game is None:
             raise InputError("no game: give GAME (e.g. 'referee play cantris ...') or 'game:' in --config")
-    get_game(game)  # an unknown game is the first thing to say
-    if conf.get("game") not in (None, game):
-        raise InputError(f"config is for game {conf['game']!r}, not {game!r}", str(config))
+    asked = game
+    game = get_game(game).name  # an unknown game is the first thing to say; then its own spelling
+    if conf.get("game") is not None and canonical_name(conf["game"]) != game:
+        raise InputError(f"config is for game {conf['game']!r}, not {asked!r}", str(config))
     if config:
         _check_config_values(conf, config, game)
     settings = dict(conf.get("settings") or {})
