@@ -16,6 +16,7 @@ from referee.core.errors import InputError, not_utf8
 from referee.core.numbers import shown_value
 from referee.core.settings import env_names, key_line, load_yaml, parse_assignment, seed_value
 from referee.core.visible import visible
+from referee.time_limit import ALIAS, from_flags, soft_time
 
 
 def fail(error: Exception) -> None:
@@ -214,7 +215,35 @@ def load_config(path: Path) -> dict[str, Any]:
         problem = _config_value_problem(key, value)
         if problem:
             raise InputError(f"{key!r} {problem}, got {value!r}"[:200], str(path), key_line(text, key))
+    _config_soft_time(data, path, text)
     return data
+
+
+def _config_soft_time(data: dict[str, Any], path: Path, text: str) -> None:
+    """The config's soft time limit, wherever it gives one (``time_limit:``,
+    ``limits:`` with soft_time or time_limit, as a tournament or grading
+    config's, ``settings:``, ``set:``), the same in each or one line at the
+    later one's line; ``limits.time_limit`` becomes ``limits.soft_time``."""
+    limits, settings = data.get("limits") or {}, data.get("settings") or {}
+    given = [("settings.soft_time", settings["soft_time"])] if "soft_time" in settings else []
+    for assignment in data.get("set") or []:
+        key, sep, value = assignment.partition("=")
+        if sep and key.strip() == "soft_time":
+            given.append(("set: soft_time=", value.strip()))
+    given += [(f"limits.{key}", limits[key]) for key in ("soft_time", ALIAS) if key in limits]
+    if data.get(ALIAS) is not None:
+        given.append((ALIAS, data[ALIAS]))
+
+    def line(how: str) -> int | None:
+        if "." not in how:
+            return key_line(text, how.partition(":")[0])
+        from referee.tournament.config import _line_of
+
+        return _line_of(yaml.compose(text), tuple(how.split(".")))
+
+    value = soft_time(given, str(path), line)
+    if ALIAS in limits:
+        data["limits"] = {**{k: v for k, v in limits.items() if k != ALIAS}, "soft_time": value}
 
 
 CONFIG_TEXT = ("board", "out", "variant", "sprt", "cluster")
@@ -259,9 +288,16 @@ def _check_config_values(conf: dict[str, Any], config: Path, game_name: str) -> 
     def settings(values: dict[str, Any]) -> None:  # a limit may be given among settings too
         settings_mod.resolve_limits(game, settings_mod.split(values, game)[1])
 
+    def limits(values: dict[str, Any]) -> None:
+        unknown = [key for key in values if key not in settings_mod.LIMIT_KEYS]
+        if unknown:  # was a TypeError from Limits(), a traceback
+            raise InputError(f"unknown limit {str(unknown[0])!r}; the limits are: "
+                             f"{', '.join(settings_mod.LIMIT_KEYS)}")
+        settings_mod.resolve_limits(game, values)
+
     checks = [("settings", lambda: settings(conf.get("settings") or {})),
               ("set", lambda: settings(dict(map(parse_assignment, conf.get("set") or [])))),
-              ("limits", lambda: settings_mod.resolve_limits(game, conf.get("limits") or {})),
+              ("limits", lambda: limits(conf.get("limits") or {})),
               ("time_limit", lambda: settings_mod.resolve_limits(game, {"soft_time": conf["time_limit"]}))]
     for key, check in checks:
         if conf.get(key) is None:
@@ -323,7 +359,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     from referee.console import ConsoleObserver, format_result
     from referee.core import preflight
     from referee.core.match import Match, MatchSpec, Observer, prepare
-    from referee.core.registry import get_game
+    from referee.core.registry import canonical_name, get_game
 
     conf = load_config(config) if config else {}
     base = config.resolve().parent if config else Path.cwd()
@@ -331,20 +367,27 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
         game = conf.get("game")
         if game is None:
             raise InputError("no game: give GAME (e.g. 'referee play cantris ...') or 'game:' in --config")
-    get_game(game)  # an unknown game is the first thing to say
-    if conf.get("game") not in (None, game):
-        raise InputError(f"config is for game {conf['game']!r}, not {game!r}", str(config))
+    asked = game
+    game = get_game(game).name  # an unknown game is the first thing to say; then its own spelling
+    if conf.get("game") is not None and canonical_name(conf["game"]) != game:
+        raise InputError(f"config is for game {conf['game']!r}, not {asked!r}", str(config))
     if config:
         _check_config_values(conf, config, game)
     settings = dict(conf.get("settings") or {})
     limits = dict(conf.get("limits") or {})
-    for text in [*(conf.get("set") or []), *assignments]:
+    for text in conf.get("set") or []:
         key, value = parse_assignment(text)
         settings[key] = value
-    if time_limit is not None:
-        settings["soft_time"] = time_limit
-    elif conf.get("time_limit") is not None:
+    if conf.get("time_limit") is not None:  # the same as any other the config gives (load_config)
         settings.setdefault("soft_time", conf["time_limit"])
+    flags = [parse_assignment(text) for text in assignments]
+    for key, value in flags:  # a flag overrides the config, its limits: too
+        settings[key] = value
+        limits.pop(key, None)
+    flag_time = from_flags(flags, time_limit)
+    if flag_time is not None:
+        settings["soft_time"] = flag_time
+        limits.pop("soft_time", None)
 
     def conf_path(key: str) -> Path | None:
         return (base / conf[key]) if conf.get(key) is not None else None

@@ -97,6 +97,19 @@ def test_check_bot_names_each_failure_and_what_to_fix(tmp_path, name, failed, sa
 
 
 @pytest.mark.slow
+def test_check_bot_warns_of_a_protocol_file_named_in_the_wrong_case_and_passes(tmp_path):
+    """The pre-flight's source scan (test_preflight.py), where a student
+    looks before handing in; a warning, not a failed check."""
+    assert referee("new-player", "cantris", tmp_path / "bot").returncode == 0
+    (tmp_path / "bot" / "notes.py").write_text("LOG = 'Decision.txt'\n")
+    proc = referee("check-bot", "cantris", "--player", tmp_path / "bot", "--board", BOARD,
+                   "--out", tmp_path / "check", cwd=tmp_path)
+    assert proc.returncode == 0 and "ready to submit" in proc.stdout, proc.stdout
+    assert proc.stdout.startswith("warning: notes.py:1: \"Decision.txt\" should be \"decision.txt\": file "
+                                  "names are case-sensitive"), proc.stdout
+
+
+@pytest.mark.slow
 def test_check_bot_knows_a_persistent_player_from_one_that_exits_every_step(tmp_path):
     assert referee("new-player", "cantris", tmp_path / "bot").returncode == 0
     (tmp_path / "exits.py").write_text(EXITS_EVERY_STEP)

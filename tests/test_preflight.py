@@ -194,3 +194,81 @@ def test_a_tournament_with_a_broken_entrant_stops_before_the_first_game(tmp_path
     proc = referee("tournament", str(config), cwd=tmp_path)
     refused(proc, "class.yaml", "entrant 'bob'", "bots/bob.py", "no such file")
     assert not (tmp_path / "out" / "games").exists()
+
+
+# ----- a protocol file named in the wrong case or folder, in the program's sources -------
+
+CPP_SOURCE = """\
+#include <fstream>
+// a comment that says "board.txt" is not code
+int main() {
+    std::ifstream in("board.txt");      // reads nothing on Linux: the file is Board.txt
+    std::ofstream out("Decision.txt");  // and the same file: one warning
+    out << "0 0\\n";
+}
+"""
+
+
+@posix_only
+def test_a_cpp_program_that_opens_board_txt_in_the_wrong_case_plays_with_a_warning(tmp_path):
+    """ifstream("board.txt") raises nothing: the program reads an empty board
+    and plays garbage.  The pre-flight reads the .cpp beside the binary."""
+    (tmp_path / "player.cpp").write_text(CPP_SOURCE)
+    program = tmp_path / "player"  # what g++ built from it (a stand-in: preflight reads the source)
+    program.write_text("#!/bin/sh\necho '0 0' > decision.txt\n")
+    program.chmod(0o755)
+    proc = play(tmp_path, "./player", GOOD)
+    assert proc.returncode == 0, proc.stderr  # a warning: the match plays
+    warnings = [ln for ln in proc.stderr.splitlines() if ln.startswith("referee: warning:")]
+    assert warnings == ["referee: warning: player 1 ('./player'): player.cpp:4: \"board.txt\" should be "
+                        "\"Board.txt\": file names are case-sensitive: that file is not there (a C++ or "
+                        "Java program reads nothing from it, without an error)"], proc.stderr
+    assert (tmp_path / "m" / "result.yaml").exists()
+
+
+def test_a_python_program_that_looks_elsewhere_for_its_files_is_warned_before_step_one(tmp_path):
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "player.py").write_text(
+        "import sys\n\nBOARD = '../Board.txt'  # the folder it was written in\n"
+        "open('decision.txt', 'w').write('0 0\\n')\n")
+    (tmp_path / "bot" / "helper.py").write_text("SNAPSHOT = f'Step_logs/step_{1}.txt'\n")
+    (tmp_path / "bot" / "fine.py").write_text("open('Board.txt'); open(f'step_logs/step_{3}.txt')\n")
+    proc = play(tmp_path, f"{sys.executable} bot/player.py", GOOD)
+    assert proc.returncode == 0, proc.stderr
+    label = f"referee: warning: player 1 ('{sys.executable} bot/player.py'): "
+    warnings = [ln for ln in proc.stderr.splitlines() if ln.startswith("referee: warning:")]
+    assert warnings == [  # the program's own source first, then the others by name
+        f"{label}{os.path.join('bot', 'player.py')}:3: \"../Board.txt\" should be \"Board.txt\": the program "
+        "runs in its seat folder, which holds Board.txt, state.json, step_logs/ and its decision.txt: "
+        "open them by these names alone",
+        f"{label}{os.path.join('bot', 'helper.py')}:1: \"Step_logs/step_{{1}}.txt\" should be "
+        "\"step_logs/step_{1}.txt\": file names are case-sensitive: that file is not there (a C++ or Java "
+        "program reads nothing from it, without an error)"], proc.stderr
+
+
+def test_the_scan_is_quiet_on_good_sources_and_never_fails_on_odd_files(tmp_path):
+    from referee.core import preflight
+
+    for lang in ("python", "cpp"):  # new-player's templates and the SDK beside them name every file right
+        assert referee("new-player", "cantris", tmp_path / lang, "--lang", lang).returncode == 0
+    assert preflight.source_warnings(["python3", "python/player.py"], tmp_path) == []
+    assert preflight.source_warnings([str(tmp_path / "cpp" / "player.cpp")], tmp_path) == []
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "bin.cpp").write_bytes(b"\x00\xff\"board.txt\"")  # binary: not a source after all
+    (odd / "latin.c").write_bytes(b"char *b = \"\xe9\"; char *s = \"State.json\";  /* \xe9 */\n")
+    (odd / "huge.py").write_text("x = 1\n" * 100_000 + "open('board.txt')\n")  # past what is read
+    (odd / "gone.rs").symlink_to(odd / "nowhere")
+    (odd / "dir.java").mkdir()
+    os.mkfifo(odd / "pipe.go")  # opening it would block for ever
+    (odd / "a.out").write_text("")
+    assert preflight.source_warnings(["./a.out"], odd) == [
+        "latin.c:1: \"State.json\" should be \"state.json\": file names are case-sensitive: that file is "
+        "not there (a C++ or Java program reads nothing from it, without an error)"]
+    assert preflight.source_warnings(["builtin-less", "-x", "", "\0"], tmp_path / "missing") == []
+
+
+def test_the_protocol_names_the_scan_knows_are_the_ones_the_referee_uses():
+    from referee.core import match, players, preflight
+
+    assert set(preflight.PROTOCOL_FILES) == {*match._VIEWS, players.DECISION_FILE}

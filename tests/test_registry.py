@@ -122,6 +122,24 @@ def test_an_unknown_game_lists_the_choices():
         registry.get_game("chess")
 
 
+def test_a_game_name_is_taken_in_any_case_and_read_as_declared():
+    assert [registry.canonical_name(n) for n in ("Cantris", "QUORIDOR", "tsuro", "chess")] == \
+        ["cantris", "quoridor", "tsuro", "chess"]
+    assert registry.get_game("TsUrO") is registry.get_game("tsuro")
+    assert registry.entry("BlackHole").name == "blackhole"
+    assert registry.scene_target("Cantris") == registry.scene_target("cantris") is not None
+    with pytest.raises(InputError, match="^unknown game 'Cantrs'; choose one of: blackhole, cantris"):
+        registry.get_game("Cantrs")
+
+
+def test_names_that_differ_only_in_case_are_each_exact_only(plugins):
+    plugins("case-pkg", {"Twin": "case_a:GAME", "twin": "case_b:GAME"},
+            {"case_a.py": RENAMED.format(name="Twin"), "case_b.py": RENAMED.format(name="twin")})
+    assert registry.get_game("Twin").name == "Twin" and registry.get_game("twin").name == "twin"
+    with pytest.raises(InputError, match="unknown game 'TWIN'"):  # which one: neither is guessed
+        registry.get_game("TWIN")
+
+
 def test_a_checkout_reads_its_own_games_from_setup_cfg(monkeypatch):
     """Metadata written before a game was declared (an old editable install)
     still finds every built-in game: the checkout's setup.cfg is the source."""

@@ -21,6 +21,9 @@ def check_game_command(game: str, playouts: int, first_seed: int, only: tuple[st
     determinism, pure apply, decision text, errors, codecs under fuzzing,
     outcomes, hidden information, a verified match and the replay scene.
     Exits 1 if any check fails."""
+    from referee.core.registry import canonical_name
+
+    game = canonical_name(game)  # as the registry reads it: any case
     failed = 0
     for result in run_checks(game, playouts, first_seed, only or None):
         mark = "ok  " if not result.failures else "FAIL"

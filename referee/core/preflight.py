@@ -13,7 +13,9 @@ command lines start with this Python and pass trivially.
 """
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -45,6 +47,7 @@ def check_players(players: Iterable[tuple[str, Sequence[str] | None]], base_dir:
     ``players`` holds (label, argv) pairs: the label names the player in the
     message (``player 2 ('./a.out')``), argv is the command line the runner
     would start, None for agents that start no process (a human)."""
+    scanned: set[str] = set()  # source folders already looked at (two seats of one program)
     for label, argv in players:
         if not argv:
             continue
@@ -56,6 +59,8 @@ def check_players(players: Iterable[tuple[str, Sequence[str] | None]], base_dir:
         stale = stale_binary(list(argv), base_dir)
         if stale:
             print(f"referee: warning: {label}: {stale}", file=sys.stderr)
+        for warning in source_warnings(list(argv), base_dir, scanned):
+            print(f"referee: warning: {label}: {warning}", file=sys.stderr)
 
 
 def stale_binary(argv: list[str], base_dir: Path) -> str | None:
@@ -76,6 +81,192 @@ def stale_binary(argv: list[str], base_dir: Path) -> str | None:
         except OSError:
             continue
     return None
+
+
+# The names the protocol gives the files of a seat folder, as the referee
+# writes and reads them (match.py's views, players.DECISION_FILE; a test keeps
+# them in step): a program's source that names one in another case, or in
+# another folder, reads nothing or writes where no one looks.
+PROTOCOL_FILES = ("Board.txt", "state.json", "decision.txt")
+SNAPSHOTS = "step_logs"      # step_logs/step_<k>.txt
+SNAPSHOT_PREFIX = "step_"
+_SOURCE_SUFFIXES = frozenset((".py", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".java", ".js", ".ts",
+                              ".go", ".rs"))
+SCAN_BYTES = 384 * 1024      # read at most this much source per check, in all
+SCAN_FILE_BYTES = 128 * 1024  # and this much of any one file (its start)
+SCAN_ENTRIES = 2000          # folder entries looked at per folder: a huge folder costs little
+_LOWER_NAMES = tuple(n.lower() for n in (*PROTOCOL_FILES, SNAPSHOTS))
+_LITERAL = {  # string literals on one line: "..." everywhere, '...' and `...` where they are strings
+    "c": re.compile(r'"((?:[^"\\\n]|\\.)*)"'),
+    "py": re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`'),
+}
+_ESCAPE = re.compile(r"\\(.)")  # \n in "Board.txt\n" is no separator; \\ in "..\\Board.txt" is one
+_SEPARATORS = re.compile(r"[\\/]+")
+
+
+def source_warnings(argv: list[str], base_dir: Path, scanned: set[str] | None = None) -> list[str]:
+    """Warnings about the program's own sources (the files beside its program
+    or script, one folder deep, a bounded number of bytes): a string literal
+    that names a protocol file in the wrong case (``"board.txt"``,
+    ``"Decision.txt"``, ``"Step_logs/"``) or in another folder
+    (``"../Board.txt"``).  Such a program gets no error when it opens the file:
+    C++'s ifstream or Java's reader quietly read nothing, and the match is
+    garbage or NO_DECISION.  At most one warning per source file (its first
+    such line), never an exception; a folder without sources costs one
+    listing."""
+    scanned = set() if scanned is None else scanned
+    folders, stems = _program_folders(argv, base_dir)
+    budget = [SCAN_BYTES]
+    warnings: list[str] = []
+    for folder in folders:
+        if folder in scanned:
+            continue
+        scanned.add(folder)
+        for path in _sources(folder, stems):
+            if budget[0] <= 0:
+                return warnings
+            found = _scan_source(path, budget)
+            if found:
+                line, literal, fixed, why = found
+                warnings.append(f"{_shown_path(path, base_dir)}:{line}: \"{literal}\" should be "
+                                f"\"{fixed}\": {why}")
+    return warnings
+
+
+def _program_folders(argv: list[str], base_dir: Path) -> tuple[list[str], set[str]]:
+    """The folders of the program's files named on its command line (its
+    binary, its script, a ``-cp`` folder), and the stems of those files
+    (player for ./player: its source is looked at first).  Not the
+    interpreter's folder, the referee's own (built-in players) nor a PATH
+    folder: a built-in player's check costs a few stat calls."""
+    folders: list[str] = []
+    stems: set[str] = set()
+    on_path: set[str] | None = None
+    for word in argv:
+        if word.startswith("-") or not word or "\0" in word:
+            continue
+        path = os.path.abspath(word if os.path.isabs(word) else os.path.join(base_dir, word))
+        try:
+            if os.path.isfile(path):
+                folder = os.path.dirname(path)
+                stem = os.path.splitext(os.path.basename(path))[0]
+            elif os.path.isdir(path):
+                folder, stem = path, ""
+            else:
+                continue
+            if _own(folder):
+                continue
+            folder = os.path.realpath(folder)
+        except (OSError, ValueError):
+            continue
+        if on_path is None:
+            on_path = {os.path.abspath(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p}
+        if _own(folder) or folder in on_path:
+            continue
+        stems.add(stem)
+        if folder not in folders:
+            folders.append(folder)
+    return folders, stems
+
+
+@functools.lru_cache(maxsize=1)
+def _own_folders() -> tuple[str, ...]:
+    """The interpreter's and the referee's own folders (built-in players),
+    as given and as resolved."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    roots = (sys.prefix, sys.base_prefix, sys.exec_prefix, package,
+             os.path.join(os.path.dirname(package), "players"))
+    return tuple(dict.fromkeys(p for root in roots for p in (os.path.abspath(root), os.path.realpath(root))))
+
+
+def _own(folder: str) -> bool:
+    return any(folder == own or folder.startswith(own + os.sep) for own in _own_folders())
+
+
+def _sources(folder: str, stems: set[str]) -> list[Path]:
+    """The source files in ``folder`` (not its subfolders), the program's own
+    first (player.cpp for ./player), then by name."""
+    found = []
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= SCAN_ENTRIES:
+                    break
+                suffix = os.path.splitext(entry.name)[1].lower()
+                if suffix in _SOURCE_SUFFIXES and entry.is_file():
+                    found.append(Path(entry.path))
+    except OSError:
+        return []
+    return sorted(found, key=lambda p: (p.stem not in stems, p.name))
+
+
+def _scan_source(path: Path, budget: list[int]) -> tuple[int, str, str, str] | None:
+    """The first line of ``path`` whose string literal names a protocol file
+    wrongly: (line, literal, what it should be, why); None if none, or if
+    the file cannot be read or is not text.  Reads at most its share of
+    ``budget`` (bytes left), which it lowers."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(min(SCAN_FILE_BYTES, budget[0]))
+    except (OSError, ValueError):
+        return None
+    budget[0] -= len(data)
+    if b"\0" in data:
+        return None  # not a source after all
+    text = data.decode("utf-8", "replace")
+    lowered = text.lower()
+    if not any(name in lowered for name in _LOWER_NAMES):
+        return None  # nearly every file: one search per name
+    suffix = path.suffix.lower()
+    kind = "py" if suffix in (".py", ".js", ".ts", ".go") else "c"
+    comment = ("#",) if suffix == ".py" else ("//", "/*", "*")
+    for number, line in enumerate(text.splitlines(), start=1):
+        low = line.lower()
+        if not any(name in low for name in _LOWER_NAMES) or line.lstrip().startswith(comment):
+            continue
+        for match in _LITERAL[kind].finditer(line):
+            literal = next(g for g in match.groups() if g is not None)
+            problem = literal_problem(literal)
+            if problem:
+                return (number, literal[:80], *problem)
+    return None
+
+
+def literal_problem(literal: str) -> tuple[str, str] | None:
+    """(what ``literal`` should be, why) when it names a protocol file in the
+    wrong case or in another folder than the program's own (where it runs);
+    None when it names none, or names one rightly."""
+    unescaped = _ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else "", literal)
+    parts = _SEPARATORS.split(unescaped)
+    lowered = [p.lower() for p in parts]
+    if not any(p in _LOWER_NAMES for p in lowered):
+        return None
+    proper = {name.lower(): name for name in (*PROTOCOL_FILES, SNAPSHOTS)}
+    at = next(i for i, p in enumerate(lowered) if p in _LOWER_NAMES)
+    fixed = [proper[lowered[at]], *parts[at + 1:]]
+    if fixed[0] == SNAPSHOTS and len(fixed) > 1 and fixed[1].lower().startswith(SNAPSHOT_PREFIX):
+        fixed[1] = SNAPSHOT_PREFIX + fixed[1][len(SNAPSHOT_PREFIX):]
+    if fixed[0] != SNAPSHOTS:
+        fixed = fixed[:1]  # Board.txt names a file: what came after it is not a folder (a stray \)
+    cased = "/".join(fixed) != "/".join(parts[at:at + len(fixed)])
+    elsewhere = any(p not in ("", ".") for p in parts[:at])
+    if not cased and not elsewhere:
+        return None
+    if not elsewhere:
+        why = ("file names are case-sensitive: that file is not there (a C++ or Java program reads "
+               "nothing from it, without an error)")
+    else:
+        why = ("the program runs in its seat folder, which holds Board.txt, state.json, step_logs/ "
+               "and its decision.txt: open them by these names alone")
+    return "/".join(fixed), why
+
+
+def _shown_path(path: Path, base_dir: Path) -> str:
+    """``path`` as the user would write it: relative to where they are."""
+    try:
+        return str(path.relative_to(Path(base_dir).resolve()))
+    except ValueError:
+        return str(path)
 
 
 def check_match(prepared) -> None:

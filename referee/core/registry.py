@@ -139,9 +139,22 @@ def available_games() -> list[str]:
     return [name for name, group in entries().items() if len(group) == 1]
 
 
+def canonical_name(name: str) -> str:
+    """The declared game name ``name`` stands for: itself when declared, else
+    the one declared name it equals but for case (``Cantris``, ``QUORIDOR``),
+    else ``name`` (unknown).  Every lookup by name goes through here, and
+    callers go on with ``Game.name``, so folders, match.yaml and logs get
+    the declared spelling."""
+    declared = entries()
+    if name in declared:
+        return name
+    same = [known for known in declared if known.casefold() == name.casefold()]
+    return same[0] if len(same) == 1 else name
+
+
 def entry(name: str) -> Entry:
-    """The one declaration of ``name``; an InputError saying why not."""
-    group = entries().get(name)
+    """The one declaration of ``name`` (in any case); an InputError saying why not."""
+    group = entries().get(canonical_name(name))
     if not group:
         choices = ", ".join(available_games()) or "none installed"
         raise InputError(f"unknown game {name!r}; choose one of: {choices}")
@@ -152,10 +165,11 @@ def entry(name: str) -> Entry:
 
 @lru_cache(maxsize=None)
 def get_game(name: str) -> "Game":
-    """The game called ``name``, loaded from its declaration."""
+    """The game called ``name`` (in any case), loaded from its declaration."""
     from .game import Game
 
     found = entry(name)
+    name = found.name
     module_name, _, attr = found.target.partition(":")
     try:
         module = importlib.import_module(module_name.strip())
@@ -178,7 +192,7 @@ def get_game(name: str) -> "Game":
 def scene_target(name: str) -> str | None:
     """The module of game ``name``'s replay scene, or None when no package
     declares one (the replay page then shows the terminal drawing)."""
-    group = entries(SCENES).get(name)
+    group = entries(SCENES).get(canonical_name(name))
     if not group:
         return None
     if len(group) > 1:

@@ -57,6 +57,7 @@ class Check:
 class CheckReport:
     checks: list[Check] = field(default_factory=list)
     folders: list[Path] = field(default_factory=list)  # the match folders, for replay
+    warnings: list[str] = field(default_factory=list)  # the pre-flight's (play prints them too)
 
     @property
     def ok(self) -> bool:
@@ -70,7 +71,7 @@ class CheckReport:
         return bool(self.checks) and bool(self.checks[0].passed)
 
     def text(self) -> str:
-        lines = []
+        lines = [f"warning: {warning}" for warning in self.warnings]
         for check in self.checks:
             mark = {True: "PASS", False: "FAIL", None: "skip"}[check.passed]
             lines.append(f"{mark}  {check.name}" + (f": {check.message}" if check.message else ""))
@@ -153,6 +154,8 @@ def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path
         first.passed, first.message = False, problem
         first.fix = "the program must start before it can play"
         return report
+    if getattr(agent, "argv", None):
+        report.warnings = preflight.source_warnings(list(agent.argv), base_dir)
     restarts: list[bool] = []
     for index, check in enumerate(seats):
         seat = index + 1

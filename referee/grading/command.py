@@ -43,9 +43,12 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
     from .check_bot import check_bot
     from .submission import SubmissionError, build, stage
 
-    settings = dict(parse_assignment(a) for a in assignments)
-    if time_limit is not None:
-        settings["soft_time"] = time_limit
+    from referee.time_limit import from_flags
+
+    flags = [parse_assignment(a) for a in assignments]
+    settings = dict(flags)
+    if time_limit is not None or "soft_time" in settings:
+        settings["soft_time"] = from_flags(flags, time_limit)
     out = Path(out)
     _claim(out, Path(player) if Path(player).is_dir() else None, "--out", "player folder")
     command, base = player, Path.cwd()

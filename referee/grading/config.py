@@ -23,7 +23,7 @@ from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.registry import get_game
 from referee.core.runner import Limits
-from referee.tournament.config import SANDBOXES, _expand_boards, _Reader, open_config
+from referee.tournament.config import SANDBOXES, _expand_boards, _Reader, config_limits, open_config
 from referee.tournament.series import player_names
 
 from .check_bot import table_size
@@ -127,10 +127,9 @@ def load(path: Path) -> GradingConfig:
 
 def _play_settings(r: _Reader, game) -> tuple[dict[str, Any], dict[str, Any]]:
     """``limits:`` takes any play limit or ``--set`` key (``time_limit`` is
-    the soft time limit, as in ``play``); ``settings:`` game settings."""
-    limits = dict(r.get("limits", dict, {}))
-    if "time_limit" in limits:
-        limits["soft_time"] = limits.pop("time_limit")
+    the soft time limit, as in ``play``: config_limits); ``settings:`` game
+    settings."""
+    limits = config_limits(r)
     settings = dict(r.get("settings", dict, {}))
     for where, values in (("limits", limits), ("settings", settings)):
         for key, value in values.items():

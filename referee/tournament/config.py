@@ -28,6 +28,7 @@ from referee.core.rng import derived_key, derived_rng
 from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
+from referee.time_limit import ALIAS, soft_time
 
 from .formats import FORMATS, swiss_max_rounds
 
@@ -353,14 +354,27 @@ def _expand_boards(base: Path, item: str) -> list[Path]:
     return [target] if target.is_file() else []
 
 
+def config_limits(r: _Reader) -> dict[str, Any]:
+    """A tournament's or grading config's ``limits:`` as given, but
+    ``time_limit`` read as ``soft_time``.  Two different soft time limits
+    (``time_limit`` and ``soft_time``, or a limit among ``settings:`` too) are
+    one line at the later one's line, in play's words (referee.time_limit)."""
+    limits = dict(r.get("limits", dict, {}))
+    settings = r.get("settings", dict, {})
+    given = [(f"{where}.{key}", values[key])
+             for where, values, key in (("settings", settings, "soft_time"), ("limits", limits, "soft_time"),
+                                        ("limits", limits, ALIAS)) if key in values]
+    value = soft_time(given, str(r.path), lambda how: _line_of(r.tree, tuple(how.split("."))))
+    if ALIAS in limits:
+        del limits[ALIAS]
+        limits["soft_time"] = value
+    return limits
+
+
 def _limits(r: _Reader, game: Game) -> dict[str, Any]:
     """``limits:``, the limit keys; ``time_limit`` is the soft time limit, as
     in ``play --config`` and a grading config (a TA copies limits between them)."""
-    limits = dict(r.get("limits", dict, {}))
-    if "time_limit" in limits:
-        if "soft_time" in limits:
-            raise r.fail(("limits", "time_limit"), "time_limit is soft_time: give one of them")
-        limits["soft_time"] = limits.pop("time_limit")
+    limits = config_limits(r)
     for key in limits:
         if key not in settings_mod.LIMIT_KEYS:
             known = ", ".join(settings_mod.LIMIT_KEYS)
