@@ -407,10 +407,12 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     games = games if games is not None else conf.get("games")
     board_sets = board_sets or tuple(str(base / b) for b in (conf.get("boards") or []))
     sprt, cluster, jobs = sprt or conf.get("sprt"), cluster or conf.get("cluster"), jobs or conf.get("jobs")
+    from referee.resources import existing_board
+
     if games is not None or board_sets or sprt or cluster or jobs or resume:
         from referee.tournament.series import play_series
 
-        play_series(game, player_list, games, board or conf_path("board"), board_sets, sprt,
+        play_series(game, player_list, games, existing_board(game, board or conf_path("board")), board_sets, sprt,
                     cluster, jobs, variant=variant or conf.get("variant"),
                     seed=seed_value(seed, name="--seed") if seed is not None
                     else seed_value(conf.get("seed"), str(config)), out=out or conf_path("out"),
@@ -422,8 +424,6 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     if color is None:
         color = conf.get("color")
         color = sys.stdout.isatty() if color is None else bool(color)
-    from referee.resources import existing_board
-
     spec = MatchSpec(game=game, players=player_list,
                      board=existing_board(game, board or conf_path("board")),
                      variant=variant or conf.get("variant"),

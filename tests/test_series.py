@@ -262,3 +262,16 @@ def test_games_set_up_ahead_log_what_the_same_game_played_alone_logs(tmp_path):
         assert names == sorted(str(p.relative_to(played)) for p in played.rglob("*") if p.is_file())
         for name in names:
             assert _timeless(played / name) == _timeless(Path(spec.out) / name), (job.key, name)
+
+
+def test_a_series_takes_a_shipped_board_by_its_name_as_a_single_match_does(tmp_path):
+    # `--board 6x3-1` played a single match and failed a series with "cannot read".
+    out = tmp_path / "s"
+    done = referee("play", "cantris", "--board", "6x3-1", "--player", "builtin:random", "--player",
+                   "builtin:greedy", "--games", "2", "--seed", "3", "--out", out, "--quiet", "--sandbox", "none")
+    assert done.returncode == 0, done.stderr
+    assert "boards: 6x3-1.txt" in (out / "summary.txt").read_text()
+    wrong = referee("play", "cantris", "--board", "6x3-9", "--player", "builtin:random", "--player",
+                    "builtin:greedy", "--games", "2", "--out", tmp_path / "t", "--sandbox", "none")
+    assert wrong.returncode != 0 and "Traceback" not in wrong.stderr
+    assert "6x3-9: no such file, nor a shipped board of that name (shipped cantris boards:" in wrong.stderr
