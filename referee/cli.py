@@ -14,9 +14,9 @@ import yaml
 from referee import __version__
 from referee.core.errors import InputError, not_utf8
 from referee.core.numbers import shown_value
-from referee.core.settings import env_names, key_line, load_yaml, parse_assignment, seed_value
+from referee.core.settings import LIMIT_KEYS, env_names, key_line, load_yaml, parse_assignment, seed_value
 from referee.core.visible import visible
-from referee.time_limit import ALIAS, from_flags, soft_time
+from referee.time_limit import ALIAS, from_flags, one_limit
 
 
 def fail(error: Exception) -> None:
@@ -215,24 +215,24 @@ def load_config(path: Path) -> dict[str, Any]:
         problem = _config_value_problem(key, value)
         if problem:
             raise InputError(f"{key!r} {problem}, got {value!r}"[:200], str(path), key_line(text, key))
-    _config_soft_time(data, path, text)
+    _config_limits_once(data, path, text)
     return data
 
 
-def _config_soft_time(data: dict[str, Any], path: Path, text: str) -> None:
-    """The config's soft time limit, wherever it gives one (``time_limit:``,
-    ``limits:`` with soft_time or time_limit, as a tournament or grading
-    config's, ``settings:``, ``set:``), the same in each or one line at the
-    later one's line; ``limits.time_limit`` becomes ``limits.soft_time``."""
+def _config_limits_once(data: dict[str, Any], path: Path, text: str) -> None:
+    """Each limit the config gives, wherever it gives it (``settings:``,
+    ``set:``, ``limits:`` as a tournament or grading config's; the soft time
+    limit as ``time_limit:`` and ``limits.time_limit`` too), the same in each
+    or one line at the later one's line; ``limits.time_limit`` becomes
+    ``limits.soft_time``."""
     limits, settings = data.get("limits") or {}, data.get("settings") or {}
-    given = [("settings.soft_time", settings["soft_time"])] if "soft_time" in settings else []
+    if not isinstance(limits, dict) or not isinstance(settings, dict):
+        return  # (their own checks say so)
+    assigned = []
     for assignment in data.get("set") or []:
-        key, sep, value = assignment.partition("=")
-        if sep and key.strip() == "soft_time":
-            given.append(("set: soft_time=", value.strip()))
-    given += [(f"limits.{key}", limits[key]) for key in ("soft_time", ALIAS) if key in limits]
-    if data.get(ALIAS) is not None:
-        given.append((ALIAS, data[ALIAS]))
+        key, sep, value = str(assignment).partition("=")
+        if sep:
+            assigned.append((key.strip(), value.strip()))
 
     def line(how: str) -> int | None:
         if "." not in how:
@@ -241,9 +241,16 @@ def _config_soft_time(data: dict[str, Any], path: Path, text: str) -> None:
 
         return _line_of(yaml.compose(text), tuple(how.split(".")))
 
-    value = soft_time(given, str(path), line)
-    if ALIAS in limits:
-        data["limits"] = {**{k: v for k, v in limits.items() if k != ALIAS}, "soft_time": value}
+    for limit in LIMIT_KEYS:  # any other limit given twice: the same rule
+        given = [(f"settings.{limit}", settings[limit])] if limit in settings else []
+        given += [(f"set: {limit}=", value) for key, value in assigned if key == limit]
+        names = (limit, ALIAS) if limit == "soft_time" else (limit,)
+        given += [(f"limits.{key}", limits[key]) for key in names if key in limits]
+        if limit == "soft_time" and data.get(ALIAS) is not None:
+            given.append((ALIAS, data[ALIAS]))
+        value = one_limit(limit, given, str(path), line)
+        if limit == "soft_time" and ALIAS in limits:
+            data["limits"] = {**{k: v for k, v in limits.items() if k != ALIAS}, "soft_time": value}
 
 
 CONFIG_TEXT = ("board", "out", "variant", "sprt", "cluster")

@@ -1,4 +1,5 @@
-"""``time_limit`` is another name for the limit ``soft_time``.
+"""``time_limit`` is another name for the limit ``soft_time``; and a config
+may give any limit twice (``settings:`` and ``limits:``).
 
 A soft time limit can be given more than once in one place: a config's
 ``time_limit:`` and ``limits: {soft_time: ...}``, ``play``'s ``--time-limit``
@@ -56,13 +57,21 @@ def soft_time(given: Sequence[tuple[str, Any]], source: str | None = None,
     none, the value when every one gives the same.  Two different values are
     an InputError naming both, located at ``source`` and the ``line`` of the
     second (``line`` maps a ``how`` to its line in ``source``)."""
+    return one_limit("soft_time", given, source, line)
+
+
+def one_limit(key: str, given: Sequence[tuple[str, Any]], source: str | None = None,
+              line: Callable[[str], int | None] = lambda how: None) -> Any:
+    """:func:`soft_time`'s rule for any limit ``key`` a config may give in
+    two places (``settings:`` and ``limits:``): one value, or one line."""
     if not given:
         return None
+    what = (f"two soft time limits ({ALIAS} is another name for soft_time)" if key == "soft_time"
+            else f"two values of the limit {key}")
     first_how, first = given[0]
     for how, value in given[1:]:
         if not _same(first, value):
-            raise InputError(f"{shown(first_how, first)} and {shown(how, value)} are two soft time "
-                             f"limits ({ALIAS} is another name for soft_time): give one of them",
+            raise InputError(f"{shown(first_how, first)} and {shown(how, value)} are {what}: give one of them",
                              source, line(how))
     return first
 

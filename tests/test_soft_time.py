@@ -92,3 +92,22 @@ def test_flags_take_both_only_with_one_value_and_win_over_the_config(tmp_path):
     proc = referee("check-bot", "cantris", "--player", "builtin:random", "--time-limit", "2",
                    "--set", "soft_time=3", "--out", tmp_path / "check", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr == f"referee: error: --set soft_time=3 and --time-limit 2 {TWO}\n"
+
+
+def test_any_limit_given_twice_in_a_config_takes_one_value_or_is_one_line(tmp_path):
+    # The same class as soft_time: settings: and limits: both naming memory_mb
+    # let limits: win silently in a tournament, grading and play config.
+    both = "  memory_mb: 512\n"
+    path = tmp_path / "class.yaml"
+    path.write_text(TOURNAMENT.replace("  LIMIT\n", both).replace("entrants:", "settings: {memory_mb: 512.0}\nentrants:"))
+    assert load_tournament(path).limits["memory_mb"] == 512
+    path.write_text(TOURNAMENT.replace("  LIMIT\n", both).replace("entrants:", "settings: {memory_mb: 256}\nentrants:"))
+    with pytest.raises(InputError) as caught:
+        load_tournament(path)
+    assert str(caught.value) == (f"{path}:4: settings.memory_mb: 256 and limits.memory_mb: 512 are two values "
+                                 "of the limit memory_mb: give one of them")
+    proc = play(tmp_path, "settings: {hard_time: 9}\nlimits: {hard_time: 8}\n")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == ("referee: error: c.yaml:4: settings.hard_time: 9 and limits.hard_time: 8 are two "
+                           "values of the limit hard_time: give one of them\n")
+    assert play(tmp_path, "set: [hard_time=60]\nlimits: {hard_time: 60.0}\n").returncode == 0

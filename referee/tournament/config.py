@@ -28,7 +28,7 @@ from referee.core.rng import derived_key, derived_rng
 from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
-from referee.time_limit import ALIAS, soft_time
+from referee.time_limit import ALIAS, one_limit
 
 from .formats import FORMATS, swiss_max_rounds
 
@@ -356,18 +356,24 @@ def _expand_boards(base: Path, item: str) -> list[Path]:
 
 def config_limits(r: _Reader) -> dict[str, Any]:
     """A tournament's or grading config's ``limits:`` as given, but
-    ``time_limit`` read as ``soft_time``.  Two different soft time limits
+    ``time_limit`` read as ``soft_time``.  Two different values of one limit
     (``time_limit`` and ``soft_time``, or a limit among ``settings:`` too) are
     one line at the later one's line, in play's words (referee.time_limit)."""
     limits = dict(r.get("limits", dict, {}))
     settings = r.get("settings", dict, {})
-    given = [(f"{where}.{key}", values[key])
-             for where, values, key in (("settings", settings, "soft_time"), ("limits", limits, "soft_time"),
-                                        ("limits", limits, ALIAS)) if key in values]
-    value = soft_time(given, str(r.path), lambda how: _line_of(r.tree, tuple(how.split("."))))
-    if ALIAS in limits:
-        del limits[ALIAS]
-        limits["soft_time"] = value
+
+    def line(how: str) -> int | None:
+        return _line_of(r.tree, tuple(how.split(".")))
+
+    for key in settings_mod.LIMIT_KEYS:  # any other limit given twice: the same rule
+        places = [("settings", settings, key), ("limits", limits, key)]
+        if key == "soft_time":
+            places.append(("limits", limits, ALIAS))
+        given = [(f"{where}.{name}", values[name]) for where, values, name in places if name in values]
+        value = one_limit(key, given, str(r.path), line)
+        if key == "soft_time" and ALIAS in limits:
+            del limits[ALIAS]
+            limits["soft_time"] = value
     return limits
 
 
