@@ -156,6 +156,17 @@ ROGUES: dict[str, Rogue] = {
     "forges_other_board": Rogue("tried(lambda: open('../p2/Board.txt', 'w').write('0 0 0\\n' * 6))", every=True),
     "forges_other_snapshot": Rogue(
         "tried(lambda: open('../p2/step_logs/step_0.txt', 'w').write('0 0 0\\n' * 6))", every=True),
+    # A hard link made in its own folder is another name for the snapshot:
+    # a watch on the other seat's step_logs/ alone would not see a write
+    # through it (referee/core/inotify.py).
+    "forges_other_snapshot_through_a_link": Rogue(
+        "tried(lambda: os.remove('x0'))\n"
+        "tried(lambda: os.link('../p2/step_logs/step_0.txt', 'x0'))\n"
+        "tried(lambda: open('x0', 'r+b').write(b'9'))", every=True),
+    "forges_own_old_snapshot": Rogue(  # written again before each of its steps
+        "ok = FIRST or open('step_logs/step_0.txt', 'rb').read(1) != b'#'\n"
+        "tried(lambda: open('step_logs/step_0.txt', 'r+b').write(b'#'))\n"
+        "decide(None if ok else 'saw its own forgery')", every=True, check="all_ok"),
     "forges_other_state": Rogue("tried(lambda: open('../p2/state.json', 'w').write('{}'))", every=True),
     "plants_other_decision": Rogue("tried(lambda: open('../p2/decision.txt', 'w').write('0 0'))", every=True),
     "other_board_becomes_directory": Rogue(
@@ -311,6 +322,15 @@ ROGUES: dict[str, Rogue] = {
         "    pass\n"
         "decide('overfilled' if written > 16 << 20 else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True, options=("--set", "disk_mb=16")),
+    # Its disk use counted in step_logs/ too (not walked while a watch says
+    # that it holds only the referee's snapshots): a new file there, and an
+    # old snapshot grown.
+    "fills_own_snapshots": Rogue(
+        "tried(lambda: open('step_logs/big', 'wb').write(b'0' * (20 << 20)))",
+        {"bwrap": "OK", "none": "DISK_LIMIT"}, options=("--set", "disk_mb=16")),
+    "grows_own_old_snapshot": Rogue(
+        "tried(lambda: open('step_logs/step_0.txt', 'ab').write(b'0' * (20 << 20)))",
+        {"bwrap": "OK", "none": "DISK_LIMIT"}, options=("--set", "disk_mb=16")),
     "fills_dev_shm": Rogue(
         "written = 0\n"
         "try:\n"
@@ -544,6 +564,8 @@ def check_rogue(rogue: Rogue, mode: str, proc, out: Path, survivors: list[int]) 
         assert "root:" not in (out / "log.jsonl").read_text()
     if rogue.check == "forks_noted" and cgroups.available():  # the log says why its forks failed
         assert any("refused: the seat's limit is 64" in n for n in records[0].get("notes", ())), records[0]
+    if rogue.check == "all_ok":
+        assert {r["verdict"] for r in records if r["player"] == 1} <= {"OK", "LATE"}, records
     if rogue.check == "stdout_capped":
         assert (out / "players" / "p1" / "stdout.txt").stat().st_size < 80 * 1024
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BOARDS, PYTHON_SDK, play_match, read_log
-from referee.core import seats
+from referee.core import seats, trees
 from referee.core.later import Later
 from referee.core.runner import Limits
 from referee.core.sandbox import resolve
@@ -124,6 +124,73 @@ def test_a_snapshot_created_ahead_is_filled_and_one_someone_replaced_is_repaired
         assert (logs / "step_2.txt").read_text() == "board 2\n"
         assert not (tmp_path / "elsewhere").exists()
         assert seat.take_repairs() == ["step_logs/step_2.txt was a symbolic link"]
+    finally:
+        seat.close()
+
+
+def _snapshot_stats(monkeypatch) -> list[str]:
+    """The names of old snapshots looked at by os.stat from here on."""
+    from referee.core import seatfiles
+
+    looked: list[str] = []
+    real = os.stat
+
+    def counting(path, *args, **kwargs):
+        if isinstance(path, str) and path.startswith("step_") and path.endswith(".txt"):
+            looked.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(seatfiles.os, "stat", counting)
+    return looked
+
+
+@pytest.mark.parametrize("watch", ["on", "no watches left", "off"])
+def test_without_a_sandbox_a_seat_looks_only_at_the_snapshots_someone_touched(tmp_path, monkeypatch, watch):
+    # Each of a seat's steps stat-ed every old snapshot, and its disk use walked
+    # them all: O(steps) a step, a third of the referee's CPU a step by step
+    # 300.  A watch (core/inotify.py) names what was touched; where there is
+    # none, or no watch is left for a file, every snapshot is checked, as before.
+    from referee.core import inotify
+
+    if watch == "off":
+        monkeypatch.setattr(inotify.Watch, "open", classmethod(lambda cls: None))
+    elif watch == "no watches left":
+        real_add = inotify.Watch.add
+        monkeypatch.setattr(inotify.Watch, "add", lambda self, path, mask: None if "step_" in path
+                            else real_add(self, path, mask))
+    (tmp_path / "players").mkdir()
+    seat = SeatFolder(tmp_path, 1)
+    logs = tmp_path / "players" / "p1" / "step_logs"
+    text = (lambda k: f"board {k}\n")
+    try:
+        for upto in range(1, 40):
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=upto)
+        quiet = seat.usage(None)
+        walked = trees.tree_usage(seat.path)
+        assert (quiet.bytes, quiet.entries) == (walked.bytes, walked.entries)  # as a walk of it all says
+        looked = _snapshot_stats(monkeypatch)
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=40)
+        assert seat.usage(None).bytes == quiet.bytes + 4096  # one more snapshot
+        if watch == "on":
+            assert len(looked) <= 2, looked  # the new one only: nothing else was touched
+        else:
+            assert len(looked) >= 39, looked
+        elsewhere = tmp_path / "x"
+        os.link(logs / "step_3.txt", elsewhere)  # a name outside step_logs/
+        with open(elsewhere, "r+b") as f:
+            f.write(b"B")
+        (logs / "step_7.txt").write_text("board 77\n")
+        (logs / "big").write_bytes(b"0" * (1 << 20))
+        assert seat.usage(None).bytes >= quiet.bytes + (1 << 20)
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=41)
+        assert sorted(seat.take_repairs()) == ["step_logs/step_3.txt was changed",
+                                               "step_logs/step_7.txt was changed"]
+        assert [(logs / f"step_{k}.txt").read_text() for k in (3, 7)] == ["board 3\n", "board 7\n"]
+        (logs / "big").unlink()
+        (logs / "step_9.txt").unlink()
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=41)
+        assert seat.take_repairs() == ["step_logs/step_9.txt was changed"]
+        assert seat.usage(None).bytes == quiet.bytes + 2 * 4096
     finally:
         seat.close()
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import trees
+from . import inotify, trees
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # An existing file opened to be written in place: never through a link, never
@@ -247,6 +247,19 @@ class SeatFolder:
     _held: tuple[int, int, int, int] | None = None  # (match root, players, seat, step_logs) fds
     _idents: list[tuple[int, int]] = field(default_factory=list)
     _views: dict[str, tuple[int, tuple[int, int]]] = field(default_factory=dict)  # name: (fd, _ident)
+    # Without a sandbox (check_snapshots): what changed in step_logs/ since
+    # it was last checked, from a watch (see _sync_snapshots, usage).
+    _watch: inotify.Watch | None = None
+    _watched: tuple[int, int] | None = None  # the step_logs/ it watches
+    _dir_wd: int | None = None
+    _file_wds: dict[int, int] = field(default_factory=dict)  # watch: snapshot number
+    _suspect: set[int] = field(default_factory=set)  # snapshots touched since last seen as written
+    _strays: bool = False  # step_logs/ may hold more than our snapshots
+    _trusted: bool = False  # every change since the last check of all is in the watch's events
+    _costs: dict[int, int] = field(default_factory=dict)  # snapshot number: its disk cost, as written
+    _cost_total: int = 0
+    _reserved_at: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # as _written, for _reserved
+    _complete_below: int = 0  # every snapshot below this number is written (or reserved)
 
     @property
     def path(self) -> Path:
@@ -303,13 +316,130 @@ class SeatFolder:
         for fd in [*(held or ()), *(fd for fd, _ in views.values())]:
             with contextlib.suppress(OSError):
                 os.close(fd)
+        self._unwatch()
+
+    # ----- what changed in step_logs/ (without a sandbox)
+    def _watching(self, logs: int) -> bool:
+        """Whether step_logs/ (the held ``logs``) is watched: a watch is made
+        at first use, and again for another directory there (see _dirs).  A
+        new watch knows nothing of what came before it: the next check is of
+        every snapshot (``_trusted`` False)."""
+        if not self.check_snapshots or not self._idents:
+            return False
+        ident = self._idents[-1]
+        if self._watched != ident:
+            self._unwatch()
+            self._watched = ident
+            self._watch = inotify.Watch.open()
+            if self._watch is not None:
+                self._dir_wd = self._watch.add(f"/proc/self/fd/{logs}", inotify.CHANGES | inotify.ONLYDIR)
+        return self._dir_wd is not None
+
+    def _unwatch(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+        self._watch, self._watched, self._dir_wd = None, None, None
+        self._file_wds.clear()
+        self._suspect.clear()
+        self._trusted = False
+
+    def _watch_file(self, logs: int, k: int) -> None:
+        """Watch the snapshot ``k`` just written (a change made through a
+        hard link elsewhere is reported to the file's watch only), and note
+        its disk cost, for usage()."""
+        name = f"step_{k}.txt"
+        try:
+            cost = trees.cost(os.stat(name, dir_fd=logs, follow_symlinks=False))
+        except OSError:
+            cost = trees.ENTRY_BYTES
+        self._cost_total += cost - self._costs.get(k, 0)
+        self._costs[k] = cost
+        if self._watch is None or self._dir_wd is None:
+            return
+        wd = self._watch.add(f"/proc/self/fd/{logs}/{name}", inotify.MODIFY | inotify.ATTRIB
+                             | inotify.DELETE_SELF | inotify.MOVE_SELF | inotify.DONT_FOLLOW)
+        if wd is None:
+            self._trusted = False  # (no watches left): every snapshot is checked, as before
+        else:
+            self._file_wds[wd] = k
+
+    def _gather(self, logs: int) -> None:
+        """Take the watch's events: snapshots touched (``_suspect``), other
+        names that are there (``_strays``), or a lost track (``_trusted``)."""
+        if self._watch is None:
+            return
+        names = set()
+        for wd, mask, name in self._watch.events():
+            if wd == self._dir_wd and name and not mask & inotify.OVERFLOW:
+                names.add(name)
+            elif wd == self._dir_wd or wd not in self._file_wds:
+                if wd == self._dir_wd or mask & inotify.OVERFLOW:
+                    self._trusted = False  # step_logs/ itself moved or removed, or events lost
+            else:
+                self._suspect.add(self._file_wds[wd])
+                if mask & inotify.IGNORED:  # its file is gone: no watch on that number now
+                    del self._file_wds[wd]
+        for name in names:
+            k = _snapshot_number(name)
+            if k is not None and (k in self._written or k in self._reserved):
+                self._suspect.add(k)
+                continue
+            try:
+                os.stat(name, dir_fd=logs, follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # came and went (a temporary file of ours, or the player's)
+            except OSError:
+                pass
+            self._strays = True
+
+    def _settle(self, logs: int) -> None:
+        """After our own writes: the snapshots their events name are checked
+        at once, and forgotten if they are as written (only a change by
+        someone else stays suspect, for the seat's next check)."""
+        if self._watch is None:
+            return
+        self._gather(logs)
+        for k in list(self._suspect):
+            if self._as_written(logs, k):
+                self._suspect.discard(k)
+
+    def _as_written(self, logs: int, k: int) -> bool:
+        known = self._written.get(k) or self._reserved_at.get(k)
+        if known is None:
+            return False
+        try:
+            info = os.stat(f"step_{k}.txt", dir_fd=logs, follow_symlinks=False)
+        except OSError:
+            return False
+        return (info.st_ino, info.st_size, info.st_mtime_ns) == known and stat.S_ISREG(info.st_mode)
 
     def usage(self, budget: int | None) -> trees.Usage:
         """What the seat folder occupies on the disk (stopping past
         ``budget``).  Where the sandbox mounts ``step_logs/`` read-only it
         holds only the referee's snapshots, and is not walked (a walk of
-        it cost O(steps) at every step)."""
-        return trees.tree_usage(self.path, budget, () if self.check_snapshots else ("step_logs",))
+        it cost O(steps) at every step).  Without a sandbox it is not walked
+        either while its watch says that it holds only our snapshots, as we
+        wrote them: their costs are added up as they were written."""
+        if not self.check_snapshots:
+            return trees.tree_usage(self.path, budget, ("step_logs",))
+        if self._held is not None and self._watch is not None and self._unchanged():
+            logs = self._held[3]
+            self._gather(logs)
+            if self._trusted and not self._suspect and not self._strays:
+                usage = trees.tree_usage(self.path, budget, ("step_logs",))
+                try:
+                    usage.bytes += trees.cost(os.fstat(logs)) + self._cost_total
+                except OSError:
+                    usage.complete = False
+                usage.entries += 1 + len(self._costs)
+                if usage.complete and not usage.over and (budget is None or usage.bytes <= budget):
+                    return usage
+        usage = trees.tree_usage(self.path, budget)
+        if self._strays and self._held is not None:  # all that is there is ours again?
+            with contextlib.suppress(OSError):
+                self._strays = not all(_snapshot_number(name) in self._costs
+                                       for name in os.listdir(self._held[3]))
+        return usage
 
     def clear(self, keep: tuple[str, ...] = ("stdout.txt", "stderr.txt"), keep_bytes: int = 1 << 20) -> None:
         """Empty the folder of a seat that went over its disk budget: all
@@ -318,6 +448,9 @@ class SeatFolder:
         self.close()
         self._written.clear()
         self._reserved.clear()
+        self._costs.clear()
+        self._reserved_at.clear()
+        self._cost_total, self._complete_below, self._strays = 0, 0, False
         try:
             seat = os.open(self.path, DIR_FLAGS)
         except OSError:
@@ -390,7 +523,8 @@ class SeatFolder:
     def add_snapshots(self, snapshot_text, upto: int) -> None:
         """Write the snapshots up to ``step_<upto - 1>.txt`` that are missing,
         without checking the old ones (the seat's own step does that)."""
-        self._sync_snapshots(self._dirs()[1], snapshot_text, upto, False)
+        logs = self._dirs()[1]
+        self._sync_snapshots(logs, snapshot_text, upto, False)
 
     def reserve_snapshot(self, k: int) -> None:
         """Create ``step_<k>.txt`` empty ahead of time, while another seat
@@ -400,25 +534,47 @@ class SeatFolder:
         meanwhile (its snapshots up to ``k - 1`` are all it may look at)."""
         if k in self._written or k in self._reserved:
             return
+        logs = self._dirs()[1]
         try:
             fd = os.open(f"step_{k}.txt", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                         | os.O_CLOEXEC, 0o644, dir_fd=self._dirs()[1])
+                         | os.O_CLOEXEC, 0o644, dir_fd=logs)
         except OSError:
             return  # something is there: the step replaces it
+        info = os.fstat(fd)
         os.close(fd)
         self._reserved.add(k)
+        if self.check_snapshots:
+            self._reserved_at[k] = (info.st_ino, info.st_size, info.st_mtime_ns)
+            if self._watching(logs):
+                self._watch_file(logs, k)
+                self._settle(logs)
 
     def forget_decision(self) -> None:
         """Remove the decision file once it is read (the next step would)."""
         _remove(self._dirs()[0], DECISION)
 
     def _sync_snapshots(self, logs: int, snapshot_text, upto: int, check: bool) -> None:
-        for k in range(upto):
-            name = f"step_{k}.txt"
-            known = self._written.get(k)
-            if known is not None:
-                if not check:
-                    continue
+        """Write the snapshots below ``upto`` that are missing; with ``check``,
+        write again those someone changed: every one, or, where step_logs/ is
+        watched and the watch has not lost track, those its events name (see
+        :mod:`.inotify`: checking every one cost O(steps) a step)."""
+        watched = self.check_snapshots and self._watching(logs)
+        if check:
+            if watched:
+                self._gather(logs)
+            if watched and self._trusted:
+                olds = sorted(k for k in self._suspect if k < upto and k in self._written)
+            else:
+                olds = [k for k in range(upto) if k in self._written]
+                self._trusted = watched  # (a watch that fails from here says so)
+                seen = set(self._file_wds.values())
+                for k in olds:  # (a new watch has none on what came before it)
+                    if k not in seen:
+                        self._watch_file(logs, k)
+            for k in olds:
+                self._suspect.discard(k)
+                name = f"step_{k}.txt"
+                known = self._written[k]
                 try:
                     info = os.stat(name, dir_fd=logs, follow_symlinks=False)
                     if (info.st_ino, info.st_size, info.st_mtime_ns) == known and stat.S_ISREG(info.st_mode):
@@ -428,13 +584,25 @@ class SeatFolder:
                 self.repairs.append(f"step_logs/{name} was changed")
                 self._written[k] = write_at(logs, name, snapshot_text(k).encode("utf-8"),
                                             self.repairs, f"step_logs/{name}")
-            elif k in self._reserved:
+                if self.check_snapshots:
+                    self._watch_file(logs, k)
+        for k in range(self._complete_below, upto):
+            if k in self._written:
+                continue
+            name = f"step_{k}.txt"
+            if k in self._reserved:
                 self._reserved.discard(k)
+                self._reserved_at.pop(k, None)
                 self._written[k] = rewrite_at(logs, name, snapshot_text(k).encode("utf-8"),
                                               self.repairs, f"step_logs/{name}")
             else:
                 self._written[k] = self._create(logs, name, snapshot_text(k).encode("utf-8"),
                                                 self.repairs, f"step_logs/{name}")
+            if self.check_snapshots:
+                self._watch_file(logs, k)
+        self._complete_below = max(self._complete_below, upto)
+        if watched:
+            self._settle(logs)
 
     def names(self, since: float = 0.0) -> list[str]:
         """The names in the seat folder the player ran in (as held; see
@@ -523,3 +691,12 @@ def _ident(info: os.stat_result) -> tuple[int, int]:
 
 
 DECISION = "decision.txt"
+
+
+def _snapshot_number(name: str) -> int | None:
+    """k for ``step_<k>.txt`` written as the referee writes it, else None."""
+    if name.startswith("step_") and name.endswith(".txt"):
+        digits = name[5:-4]
+        if digits.isdigit() and str(int(digits)) == digits:
+            return int(digits)
+    return None

@@ -53,7 +53,8 @@ class Usage:
         return self.bytes / (1024 * 1024)
 
 
-def _cost(info: os.stat_result) -> int:
+def cost(info: os.stat_result) -> int:
+    """What one inode counts in :func:`tree_usage`."""
     blocks = getattr(info, "st_blocks", None)
     size = blocks * 512 if blocks is not None else info.st_size
     return max(size, ENTRY_BYTES)
@@ -153,10 +154,10 @@ def _count(info: os.stat_result, name: str, usage: Usage, seen: set[tuple[int, i
     if ident in seen:
         return
     seen.add(ident)
-    cost = _cost(info)
-    usage.bytes += cost
-    if cost > usage.largest[1] and not stat.S_ISDIR(info.st_mode):
-        usage.largest = (name, cost)
+    used = cost(info)
+    usage.bytes += used
+    if used > usage.largest[1] and not stat.S_ISDIR(info.st_mode):
+        usage.largest = (name, used)
     if budget is not None and usage.bytes > budget:
         usage.over = True
 

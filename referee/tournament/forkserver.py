@@ -93,7 +93,7 @@ def _warm(game: str, sandbox: str) -> None:
     control groups (``cgroups.warm``).
     All are kept by the modules (``get_game``, ``sandbox.probe``) and forked
     with them; a problem here is left for the worker to report."""
-    from referee.core import cgroups, sandbox as sandbox_mod, seats
+    from referee.core import cgroups, inotify, sandbox as sandbox_mod, seats
     from referee.core.registry import get_game
 
     with contextlib.suppress(Exception):
@@ -102,6 +102,8 @@ def _warm(game: str, sandbox: str) -> None:
         sandbox_mod.warm(sandbox_mod.resolve(sandbox), seats.host_argv(True))
     with contextlib.suppress(Exception):
         cgroups.warm()
+    with contextlib.suppress(Exception):
+        inotify.warm()
 
 
 def serve() -> None:
