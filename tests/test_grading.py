@@ -94,6 +94,8 @@ def test_check_bot_names_each_failure_and_what_to_fix(tmp_path, name, failed, sa
     assert proc.returncode == 1
     assert proc.stdout.count("FAIL") == failed and proc.stdout.count("fix:") == failed
     assert says in proc.stdout
+    fixes = [line.split("fix: ", 1)[1] for line in proc.stdout.splitlines() if "fix: " in line]
+    assert all(fixes.count(fix) == 1 for fix in fixes if fix != "the same as above"), fixes  # said once
 
 
 @pytest.mark.slow

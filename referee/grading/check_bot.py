@@ -36,8 +36,9 @@ FIXES = {
                "earlier (state.json says the limits)",
     "CPU_LIMIT": "it used more CPU time than allowed: search less, or stop on a clock",
     "MEMORY_LIMIT": "it used more memory than allowed: keep smaller tables",
-    "ILLEGAL": "it chose a move the rules forbid: check your move generation against the legal "
-               "moves the message lists",
+    "ILLEGAL": "it chose a move the rules forbid (the message says why, and lists the legal moves "
+               "where there are few): check your move generation against the rules; referee rerun "
+               "FOLDER --step K plays that step again",
     "MALFORMED": "decision.txt is not in the expected format (use the SDK's save_decision)",
     "NO_DECISION": "it exited without writing decision.txt (call save_decision before exiting)",
     "LATE": "it answered after the soft time limit: the move counted, but graders may not "
@@ -72,11 +73,13 @@ class CheckReport:
 
     def text(self) -> str:
         lines = [f"warning: {warning}" for warning in self.warnings]
+        told: set[str] = set()
         for check in self.checks:
             mark = {True: "PASS", False: "FAIL", None: "skip"}[check.passed]
             lines.append(f"{mark}  {check.name}" + (f": {check.message}" if check.message else ""))
-            if check.fix and not check.passed:
-                lines.append(f"      fix: {check.fix}")
+            if check.fix and not check.passed:  # (the same one again: a line each was a wall of text)
+                lines.append(f"      fix: {'the same as above' if check.fix in told else check.fix}")
+                told.add(check.fix)
         if self.folders:
             lines.append("match folders (referee replay FOLDER): " + ", ".join(map(str, self.folders)))
         passed = sum(bool(c.passed) for c in self.checks)
