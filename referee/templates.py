@@ -52,11 +52,17 @@ folder's path, the folder of `argv[0]`.
 """,
 }
 
-_HAND_IN = {  # what a grader needs, and what a zip leaves out
-    "python": ("`player.py` and `referee_sdk/`", "'*/__pycache__/*' '{name}/step_logs/*'"),
+_HAND_IN = {  # what a grader needs, what a zip leaves out, and what PowerShell removes first
+    "python": ("`player.py` and `referee_sdk/`", "'*/__pycache__/*' '{name}/step_logs/*'",
+               "Get-ChildItem {name} -Recurse -Directory -Filter __pycache__ | Remove-Item -Recurse -Force; "
+               "Remove-Item -Recurse -Force -ErrorAction SilentlyContinue {name}\\step_logs; "),
     "cpp": ("`player.cpp` and `referee_sdk.hpp` (not the compiled `player`)",
-            "'{name}/player' '{name}/step_logs/*'"),
+            "'{name}/player' '{name}/step_logs/*'",
+            "Remove-Item -Recurse -Force -ErrorAction SilentlyContinue {name}\\step_logs, {name}\\player.exe, "
+            "{name}\\player; "),
 }
+"""(Compress-Archive has no -x: check-bot's step_logs/, caches and the compiled
+program went into the zip; they are removed first, as the zip line leaves them out.)"""
 
 _README = """\
 # {title} player ({language})
@@ -81,7 +87,7 @@ needs. Before you hand it in, run the check graders run first:
 Then zip it, from the folder above this one:
 
 - Linux, macOS: `zip -r {name}.zip {name} -x {skip}`
-- Windows (PowerShell): `Compress-Archive -Path {name} -DestinationPath {name}.zip`
+- Windows (PowerShell): `{clean}Compress-Archive -Path {name} -DestinationPath {name}.zip`
 
 Rules, file formats and limits: `referee --help`, and the game's page
 ({rules}).
@@ -124,6 +130,7 @@ def write_template(game_name: str, directory: Path, lang: str) -> list[str]:
         title=game.title, language="Python" if lang == "python" else "C++14", game=game.name,
         verb="Play" if lang == "python" else "Build and play", run=run, about=_ABOUT[lang],
         files=_HAND_IN[lang][0], skip=_HAND_IN[lang][1].format(name=directory.resolve().name),
+        clean=_HAND_IN[lang][2].format(name=directory.resolve().name),
         name=directory.resolve().name, rules=_rules_label(game))
     (directory / "README.md").write_text(readme, encoding="utf-8")
     (directory / MANIFEST).write_text(manifest_text(lang), encoding="utf-8")

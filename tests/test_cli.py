@@ -192,6 +192,20 @@ def test_new_player_python_template_runs_unchanged(tmp_path):
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
+@pytest.mark.parametrize("lang, junk", [("python", ("step_logs", "__pycache__")),
+                                         ("cpp", ("step_logs", "player.exe", "player"))])
+def test_a_templates_zip_lines_leave_out_what_a_grader_does_not_need_on_every_system(tmp_path, lang, junk):
+    # Compress-Archive has no -x: the PowerShell line zipped check-bot's
+    # step_logs/ (every match it played), caches and the compiled program.
+    assert referee("new-player", "cantris", "bot", "--lang", lang, cwd=tmp_path).returncode == 0
+    lines = (tmp_path / "bot" / "README.md").read_text().splitlines()
+    unix = next(line for line in lines if "zip -r" in line)
+    windows = next(line for line in lines if "Compress-Archive" in line)
+    for name in junk:
+        assert name in unix or name == "player.exe", (name, unix)
+        assert name in windows.split("Compress-Archive")[0], (name, windows)
+
+
 def test_python_sdk_reads_and_writes_the_protocol_files(tmp_path, monkeypatch):
     sys.path.insert(0, str(ROOT / "players" / "sdk" / "python"))
     try:
