@@ -99,6 +99,10 @@ class Borrowed:
         out, err, out_start, err_start = self.outputs.open({"stdout": stdout, "stderr": stderr})
         budget = player.budget({"rlimits": rlimits})
         deadline = started + hard
+        # What it printed after its last ``done`` and before its freeze is
+        # output, not this step's answer (a second ``done`` that came once
+        # the last step had read the first), as its host drains it too.
+        player.drain(out)
         try:
             os.write(player.to_player, b"step %d\n" % k)
         except OSError:  # its stdin closed or full: the host's

@@ -1,0 +1,88 @@
+"""Hostile kept-alive players against the lent path (referee/core/direct.py).
+
+As in test_direct_steps.py, each player is played twice, its steps lent to
+the worker (REFEREE_DIRECT_STEPS unset) and through its host (``off``),
+and the logs are compared; here the players are written whole (their own
+request loop where the SDK's would hide the trick)."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import BOARDS, PYTHON_SDK, read_log
+from referee.core import cgroups, direct, seats
+from referee.core.match import MatchSpec, run_match
+
+pytestmark = pytest.mark.skipif(not (seats.available() and cgroups.available()),
+                                reason="steps are lent where a seat host and a control group hold the seat")
+
+HEAD = f"""
+import os, signal, sys, threading, time
+sys.path.insert(0, {str(PYTHON_SDK)!r})
+from referee_sdk import read_board, save_decision
+
+def decide():
+    board = read_board()
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v:
+                save_decision(r, c)
+                return
+
+def spin(seconds):
+    t = time.monotonic()
+    while time.monotonic() - t < seconds:
+        pass
+
+CALLS = 0
+"""
+
+# A well-behaved opponent: its own loop, as the rogues have.
+WELL = HEAD + """
+for line in sys.stdin:
+    decide()
+    os.write(1, b"done\\n")
+"""
+KEPT = ("step", "player", "verdict", "decision", "exit", "orphans_killed", "notes", "stdout")
+
+
+def _play(tmp_path, monkeypatch, name: str, program: str, mode: str, limits: dict | None = None,
+          sandbox: str = "auto") -> list[dict]:
+    """Play ``program`` (player 1) against WELL, lent (``mode`` on) or not
+    (off): the log's records, timings left out."""
+    monkeypatch.setenv(direct.ENV, mode)
+    rogue, well = tmp_path / f"{name}.py", tmp_path / "well.py"
+    rogue.write_text(HEAD + program)
+    well.write_text(WELL)
+    out = tmp_path / f"{name}-{sandbox}-{mode}"
+    run_match(MatchSpec("cantris", [f"persistent:python3 {rogue}", f"persistent:python3 {well}"],
+                        board=BOARDS / "cantris" / "10x5-1.txt", seed=5, out=out, sandbox=sandbox,
+                        limits=limits or {}, policy="random"))
+    return [{key: r.get(key) for key in KEPT} for r in read_log(out)]
+
+
+def _rogue(records: list[dict]) -> list[dict]:
+    return [r for r in records if r["player"] == 1]
+
+
+def test_a_done_printed_after_the_first_one_is_not_the_next_steps_answer(tmp_path, monkeypatch):
+    # Its third call prints ``done``, then (busy, not asleep, so that its
+    # freeze waits for it) a second one before it reads its stdin again.
+    # The second is that step's output; the next step waits for its own
+    # ``done`` (it takes 50 ms to decide, longer than a freeze waits): lent,
+    # it was taken for the next step's answer, before the decision was
+    # written (NO_DECISION where the host said OK).
+    program = """
+for line in sys.stdin:
+    CALLS += 1
+    if CALLS >= 4:
+        spin(0.05)
+    decide()
+    os.write(1, b"done\\n")
+    if CALLS == 3:
+        spin(0.002)
+        os.write(1, b"done\\n")
+"""
+    lent = _play(tmp_path, monkeypatch, "late-done", program, "on")
+    hosted = _play(tmp_path, monkeypatch, "late-done", program, "off")
+    assert lent == hosted, (lent, hosted)
+    assert {r["verdict"] for r in _rogue(lent)} == {"OK"}, lent
