@@ -6,6 +6,10 @@ and the logs are compared; here the players are written whole (their own
 request loop where the SDK's would hide the trick)."""
 from __future__ import annotations
 
+import select
+import time
+import types
+
 import pytest
 
 from conftest import BOARDS, PYTHON_SDK, read_log
@@ -86,3 +90,43 @@ for line in sys.stdin:
     hosted = _play(tmp_path, monkeypatch, "late-done", program, "off")
     assert lent == hosted, (lent, hosted)
     assert {r["verdict"] for r in _rogue(lent)} == {"OK"}, lent
+
+
+class _SlowPoll:
+    """select.poll whose every poll first sleeps: the worker as a loaded
+    machine may run it, woken only after its player has both answered and
+    ended."""
+
+    def __init__(self) -> None:
+        self.poll_ = select.poll()
+
+    def register(self, *args) -> None:
+        self.poll_.register(*args)
+
+    def poll(self, timeout=None):
+        time.sleep(0.3)
+        return self.poll_.poll(timeout)
+
+
+def test_a_done_before_a_death_is_an_answer_when_both_are_seen_at_once(tmp_path, monkeypatch):
+    # Its third step prints ``done`` and exits at once.  Its host reads what
+    # it printed before it looks for a death: an answer (OK), and its death
+    # the next step's.  The worker, woken by both at once, took the death
+    # first and handed the step back with the ``done`` drained: the host
+    # then judged the exit (OK), and the next step started a new player.
+    monkeypatch.setattr(direct, "select", types.SimpleNamespace(poll=_SlowPoll, POLLIN=select.POLLIN))
+    program = """
+for line in sys.stdin:
+    CALLS += 1
+    if CALLS == 3:
+        spin(0.05)  # (after the worker's first look for its answer)
+    decide()
+    os.write(1, b"done\\n")
+    if CALLS == 3:
+        os._exit(0)
+"""
+    lent = _play(tmp_path, monkeypatch, "done-then-exit", program, "on")
+    hosted = _play(tmp_path, monkeypatch, "done-then-exit", program, "off")
+    assert lent == hosted, (lent, hosted)
+    third, fourth = _rogue(lent)[2:4]
+    assert third["verdict"] == "OK" and fourth["verdict"] == "NO_DECISION", (third, fourth)

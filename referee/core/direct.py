@@ -120,10 +120,14 @@ class Borrowed:
             if now >= deadline or budget and seathost._over_budget(player, budget, started):
                 return back()
             wake = min(deadline, now + seathost.CPU_POLL_S) if budget else deadline
-            for fd, events in self.poller.poll(max(1, int((wake - now) * 1000) + 1)):
-                if fd == self.pidfd or not events & select.POLLIN:
-                    player.drain(out)  # (what it printed last is this step's output)
-                    return back()  # it died, or closed its output
+            ended = [fd for fd, events in self.poller.poll(max(1, int((wake - now) * 1000) + 1))
+                     if fd == self.pidfd or not events & select.POLLIN]
+            if ended:  # it died, or closed its output
+                # A ``done`` it printed first is its answer, as its host
+                # reads what came before it looks for a death.
+                if player.drain(out):
+                    break
+                return back()
         wall = time.monotonic() - started
         readings: list = []
         # Frozen first, so that it starts nothing while the rest is swept; its
