@@ -6,13 +6,15 @@ and the logs are compared; here the players are written whole (their own
 request loop where the SDK's would hide the trick)."""
 from __future__ import annotations
 
+import os
 import select
+import sys
 import time
 import types
 
 import pytest
 
-from conftest import BOARDS, PYTHON_SDK, read_log
+from conftest import BOARDS, PYTHON_SDK, read_log, referee
 from referee.core import cgroups, direct, seats
 from referee.core.match import MatchSpec, run_match
 
@@ -130,3 +132,37 @@ for line in sys.stdin:
     assert lent == hosted, (lent, hosted)
     third, fourth = _rogue(lent)[2:4]
     assert third["verdict"] == "OK" and fourth["verdict"] == "NO_DECISION", (third, fourth)
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_an_output_file_replaced_by_a_fifo_hangs_nothing(tmp_path, mode):
+    # Its second call replaces its stdout.txt by a fifo that nobody reads;
+    # its third prints 300 KB.  The output file is put back as a regular
+    # file (as for a link): the step is judged as any.  Written into the
+    # fifo, that output hung the worker for ever (lent) or the host until
+    # the referee gave up on it ("the seat host stopped answering").
+    program = """
+for line in sys.stdin:
+    CALLS += 1
+    if CALLS == 2:
+        os.unlink("stdout.txt")
+        os.mkfifo("stdout.txt")
+    if CALLS == 3:
+        os.write(1, b"x" * 300000 + b"\\n")
+    decide()
+    os.write(1, b"done\\n")
+"""
+    rogue, well = tmp_path / "fifo.py", tmp_path / "well.py"
+    rogue.write_text(HEAD + program)
+    well.write_text(WELL)
+    out = tmp_path / "match"
+    proc = referee("play", "cantris", "--player", f"persistent:{sys.executable} {rogue}",
+                   "--player", f"persistent:{sys.executable} {well}",
+                   "--board", str(BOARDS / "cantris" / "10x5-1.txt"), "--seed", "5", "--out", str(out),
+                   "--policy", "random", "--time-limit", "3", "--quiet",
+                   timeout=120, env={**os.environ, direct.ENV: mode})
+    assert proc.returncode == 0, proc.stderr
+    records = _rogue(read_log(out))
+    assert [r["verdict"] for r in records] == ["OK"] * len(records), records
+    assert "x" * 100 in records[2]["stdout"], records[2]
+    assert (out / "players" / "p1" / "stdout.txt").is_file()

@@ -324,11 +324,20 @@ def sweep(pid1: bool, pgid: int | None) -> int:
 
 
 def _open_output(path: str) -> int:
-    """Append to ``path`` without following a link planted in its place."""
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        return os.open(path, flags, 0o644)
-    except OSError:
+    """Append to ``path`` without following a link planted in its place,
+    nor writing into a fifo: the player may replace its output file with
+    one and not read it, and a write that blocks there hangs the host, or
+    the referee's worker where it plays the step (see direct.py)."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    for _ in range(2):
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError:
+            pass
+        else:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
         try:  # a link, a fifo, a directory: put a file back
             if os.path.isdir(path) and not os.path.islink(path):
                 os.rename(path, path + f".moved-{time.monotonic_ns()}")
@@ -336,10 +345,7 @@ def _open_output(path: str) -> int:
                 os.unlink(path)
         except OSError:
             pass
-        try:
-            return os.open(path, flags | os.O_NONBLOCK, 0o644)
-        except OSError:
-            return os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    return os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
 
 
 class Outputs:
