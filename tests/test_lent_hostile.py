@@ -166,3 +166,57 @@ for line in sys.stdin:
     assert [r["verdict"] for r in records] == ["OK"] * len(records), records
     assert "x" * 100 in records[2]["stdout"], records[2]
     assert (out / "players" / "p1" / "stdout.txt").is_file()
+
+
+# A child of the player's step that wakes it (SIGCONT) after its freeze:
+# for 0.25 s, again and again; or each time it shows stopped, three times.
+WAKERS = {
+    "again and again": """
+            until = time.monotonic() + 0.25
+            while time.monotonic() < until:
+                os.kill(os.getppid(), signal.SIGCONT)""",
+    "once it shows stopped": """
+            for _ in range(3):
+                while open(f"/proc/{os.getppid()}/stat").read().rsplit(")", 1)[1].split()[0] != "T":
+                    pass
+                os.kill(os.getppid(), signal.SIGCONT)""",
+}
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+@pytest.mark.parametrize("waker", sorted(WAKERS))
+def test_a_player_woken_after_its_freeze_by_a_process_of_its_step_is_stopped_again(
+        tmp_path, monkeypatch, mode, waker):
+    # Its fourth call starts a thread that counts (every 10 ms) and a child
+    # that wakes it (see WAKERS), which a thread of it reaps.  The sweep at
+    # its step's end killed the child but left the player running (lent or
+    # not, as the races fell): its thread counted
+    # through the opponent's two steps (0.5 s each), thinking on the
+    # opponent's time (~100 counts).  Stopped again once the child is gone,
+    # it counts only while its step lasts (the freeze's wait, ~0.1 s).
+    program = """
+TICKS = [0]
+def count():
+    while True:
+        TICKS[0] += 1
+        time.sleep(0.01)
+for line in sys.stdin:
+    CALLS += 1
+    if CALLS == 5:
+        print("counted", TICKS[0] - MARK, flush=True)
+    if CALLS == 4:
+        threading.Thread(target=count, daemon=True).start()
+        child = os.fork()
+        if child == 0:WAKER
+            os._exit(0)
+        threading.Thread(target=os.waitpid, args=(child, 0), daemon=True).start()
+    decide()
+    MARK = TICKS[0]
+    os.write(1, b"done\\n")
+""".replace("WAKER", WAKERS[waker])
+    monkeypatch.setattr(sys.modules[__name__], "WELL", WELL.replace("    decide()", "    time.sleep(0.5)\n    decide()"))
+    records = _rogue(_play(tmp_path, monkeypatch, "woken", program, mode))
+    assert [r["verdict"] for r in records] == ["OK"] * len(records), records
+    fifth = records[4]
+    assert fifth["stdout"].startswith("counted "), fifth
+    assert int(fifth["stdout"].split()[1]) < 50, fifth

@@ -947,6 +947,22 @@ class Persistent:
             if self.parent:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
 
+    def refreeze(self) -> bool:
+        """Stop it again if something woke it since its freeze (a SIGCONT
+        from a process of its step, swept since, or gone): nothing of a seat
+        runs between its steps.  True if it had to."""
+        woken = False
+        for pid in self.members:
+            try:
+                if _state(f"/proc/{pid}/stat") in (b"T", b"t", b"Z", b"X"):
+                    continue
+                os.kill(pid, signal.SIGSTOP)
+            except (OSError, IndexError):
+                continue
+            woken = True
+            _stopped(pid, False)
+        return woken
+
     def lendable(self) -> bool:
         """Whether the referee's worker may drive its next steps itself
         (see :func:`lend`): one process, frozen while it waited for a
@@ -1191,6 +1207,10 @@ def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: in
         reply["exit"] = 0
         player.freeze()  # first, so that it starts nothing while the rest is swept
         reply["killed"] = sweep_except(pid1, player.members)
+        for _ in range(8):  # (a process stuck in the kernel shows stopped only once out)
+            if not player.refreeze():  # woken by what the sweep killed? It may have started more
+                break
+            reply["killed"] += sweep_except(pid1, player.members)
         if reply["killed"]:  # what they used is charged to this step, not a credit for the next
             player.cpu_mark = player.cpu()
         lend(req, reply, player)
