@@ -99,6 +99,10 @@ class Borrowed:
         out, err, out_start, err_start = self.outputs.open({"stdout": stdout, "stderr": stderr})
         budget = player.budget({"rlimits": rlimits})
         deadline = started + hard
+        # What it printed after its last ``done`` and before its freeze is
+        # output, not this step's answer (a second ``done`` that came once
+        # the last step had read the first), as its host drains it too.
+        player.drain(out)
         try:
             os.write(player.to_player, b"step %d\n" % k)
         except OSError:  # its stdin closed or full: the host's
@@ -116,10 +120,14 @@ class Borrowed:
             if now >= deadline or budget and seathost._over_budget(player, budget, started):
                 return back()
             wake = min(deadline, now + seathost.CPU_POLL_S) if budget else deadline
-            for fd, events in self.poller.poll(max(1, int((wake - now) * 1000) + 1)):
-                if fd == self.pidfd or not events & select.POLLIN:
-                    player.drain(out)  # (what it printed last is this step's output)
-                    return back()  # it died, or closed its output
+            ended = [fd for fd, events in self.poller.poll(max(1, int((wake - now) * 1000) + 1))
+                     if fd == self.pidfd or not events & select.POLLIN]
+            if ended:  # it died, or closed its output
+                # A ``done`` it printed first is its answer, as its host
+                # reads what came before it looks for a death.
+                if player.drain(out):
+                    break
+                return back()
         wall = time.monotonic() - started
         readings: list = []
         # Frozen first, so that it starts nothing while the rest is swept; its
@@ -132,14 +140,20 @@ class Borrowed:
         reply = seathost._blank_reply(restarted=False)
         reply.update(exit=0, wall=wall, cpu=max(0.0, used - player.cpu_mark), peak_kb=peak)
         player.cpu_mark = used
-        if count() != self.baseline:
-            killed = sweep()
-            if killed is None:
-                return None, None  # the host is gone: the caller abandons the seat
-            reply["killed"] = killed
-            if killed:  # what they used is this step's, not a credit for the next
-                player.cpu_mark = player.cpu()
-            self.baseline = count()
+        # A process of the step may have woken it (SIGCONT) since its freeze,
+        # and be gone or swept now: stopped again, and whatever it started
+        # meanwhile swept, until nothing of the seat runs.
+        for _ in range(8):
+            if count() != self.baseline:
+                killed = sweep()
+                if killed is None:
+                    return None, None  # the host is gone: the caller abandons the seat
+                reply["killed"] += killed
+                if killed:  # what they used is this step's, not a credit for the next
+                    player.cpu_mark = player.cpu()
+                self.baseline = count()
+            if not player.refreeze():
+                break
         self.outputs.finish(reply, out, err, out_start, err_start, output_kb)
         reply["keep"] = player.lendable() and not self._dead()
         return reply, None

@@ -324,11 +324,20 @@ def sweep(pid1: bool, pgid: int | None) -> int:
 
 
 def _open_output(path: str) -> int:
-    """Append to ``path`` without following a link planted in its place."""
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        return os.open(path, flags, 0o644)
-    except OSError:
+    """Append to ``path`` without following a link planted in its place,
+    nor writing into a fifo: the player may replace its output file with
+    one and not read it, and a write that blocks there hangs the host, or
+    the referee's worker where it plays the step (see direct.py)."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    for _ in range(2):
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError:
+            pass
+        else:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
         try:  # a link, a fifo, a directory: put a file back
             if os.path.isdir(path) and not os.path.islink(path):
                 os.rename(path, path + f".moved-{time.monotonic_ns()}")
@@ -336,10 +345,7 @@ def _open_output(path: str) -> int:
                 os.unlink(path)
         except OSError:
             pass
-        try:
-            return os.open(path, flags | os.O_NONBLOCK, 0o644)
-        except OSError:
-            return os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    return os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
 
 
 class Outputs:
@@ -941,6 +947,22 @@ class Persistent:
             if self.parent:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
 
+    def refreeze(self) -> bool:
+        """Stop it again if something woke it since its freeze (a SIGCONT
+        from a process of its step, swept since, or gone): nothing of a seat
+        runs between its steps.  True if it had to."""
+        woken = False
+        for pid in self.members:
+            try:
+                if _state(f"/proc/{pid}/stat") in (b"T", b"t", b"Z", b"X"):
+                    continue
+                os.kill(pid, signal.SIGSTOP)
+            except (OSError, IndexError):
+                continue
+            woken = True
+            _stopped(pid, False)
+        return woken
+
     def lendable(self) -> bool:
         """Whether the referee's worker may drive its next steps itself
         (see :func:`lend`): one process, frozen while it waited for a
@@ -1185,6 +1207,10 @@ def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: in
         reply["exit"] = 0
         player.freeze()  # first, so that it starts nothing while the rest is swept
         reply["killed"] = sweep_except(pid1, player.members)
+        for _ in range(8):  # (a process stuck in the kernel shows stopped only once out)
+            if not player.refreeze():  # woken by what the sweep killed? It may have started more
+                break
+            reply["killed"] += sweep_except(pid1, player.members)
         if reply["killed"]:  # what they used is charged to this step, not a credit for the next
             player.cpu_mark = player.cpu()
         lend(req, reply, player)
