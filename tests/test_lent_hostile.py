@@ -220,3 +220,27 @@ for line in sys.stdin:
     fifth = records[4]
     assert fifth["stdout"].startswith("counted "), fifth
     assert int(fifth["stdout"].split()[1]) < 50, fifth
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+@pytest.mark.parametrize("glued, verdict", [(True, "TIMEOUT"), (False, "OK")])
+def test_a_done_at_the_end_of_a_flood_line_is_that_lines_end_however_it_is_read(
+        tmp_path, monkeypatch, mode, glued, verdict):
+    # 5 MB with no newline, then ``done``: one line, not an answer.  Its host
+    # wrote a flood out once past 64 KB and forgot that a line was cut there,
+    # so the ``done`` counted when a read happened to start with it: OK or
+    # TIMEOUT, as the reads fell, lent or not.  On a line of its own, it counts.
+    end = "b''" if glued else "b'\\n'"
+    program = """
+for line in sys.stdin:
+    CALLS += 1
+    decide()
+    if CALLS == 2 and not os.path.exists("flooded"):  # (once: a new player counts its calls anew)
+        open("flooded", "w").close()
+        os.write(1, b"x" * (5 << 20) + END)
+    os.write(1, b"done\\n")
+""".replace("END", end)
+    records = _rogue(_play(tmp_path, monkeypatch, f"flood-{glued}", program, mode,
+                           limits={"soft_time": 1, "hard_time": 2}))
+    assert records[1]["verdict"] == verdict, records[1]
+    assert {r["verdict"] for r in records[:1] + records[2:]} <= {"OK", "LATE"}, records

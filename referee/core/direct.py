@@ -77,7 +77,7 @@ class Borrowed:
             starts = (out_start, err_start)
         player = self.player
         back = {"cpu_mark": player.cpu_mark, "settled": player.settled, "pending": player.pending,
-                "starts": starts}
+                "midline": player.midline, "starts": starts}
         self.close()
         return back
 

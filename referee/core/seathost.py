@@ -695,6 +695,7 @@ class Persistent:
         self.to_player = self.from_player = -1
         self.cpu_mark = 0.0
         self.pending = b""
+        self.midline = False  # what it printed last was a flood cut before its line's end
         self.death = None  # (status, rusage) of a player that died between steps
         self.fresh = False  # started, and not yet asked for a step
         self.settled = True  # frozen while reading its stdin (nothing half-printed)
@@ -722,7 +723,7 @@ class Persistent:
                 except OSError:
                     pass
         self.pid, self.to_player, self.from_player, self.cpu_mark, self.pending = None, -1, -1, 0.0, b""
-        self.death, self.fresh, self.settled, self.over = None, False, True, None
+        self.death, self.fresh, self.settled, self.over, self.midline = None, False, True, None, False
         self.members, self.pipe, self.closed = (), None, False
         _let_go()
 
@@ -748,7 +749,7 @@ class Persistent:
             return failure
         os.set_blocking(up_r, False)
         self.pid, self.to_player, self.from_player = pid, down_w, up_r
-        self.cpu_mark, self.pending, self.fresh, self.closed = 0.0, b"", True, False
+        self.cpu_mark, self.pending, self.fresh, self.closed, self.midline = 0.0, b"", True, False, False
         stat = os.fstat(down_w)
         self.members, self.pipe = (), (stat.st_dev, stat.st_ino)
         return None
@@ -845,7 +846,14 @@ class Persistent:
             chunks.append(chunk)
             got += len(chunk)
         data = b"".join(chunks) if len(chunks) > 1 else self.pending
-        done, upto, rest = _done_line(data)
+        skip = 0
+        if self.midline:  # the rest of a line cut short below is never ``done``, however it is read
+            skip = data.find(b"\n") + 1
+            if skip:
+                self.midline = False
+            else:
+                skip = len(data)
+        done, upto, rest = _done_line(data, skip)
         if upto:
             try:
                 os.write(out, data[:upto])
@@ -857,6 +865,7 @@ class Persistent:
                 os.write(out, self.pending)
             except OSError:
                 pass
+            self.midline = self.midline or not self.pending.endswith(b"\n")
             self.pending = b""
         return done
 
@@ -968,7 +977,7 @@ class Persistent:
         (see :func:`lend`): one process, frozen while it waited for a
         request, nothing printed after its ``done``."""
         return (self.pid is not None and self.death is None and self.settled and not self.pending
-                and self.members == (self.pid,))
+                and not self.midline and self.members == (self.pid,))
 
     def take_back(self, sync: dict) -> None:
         """What the worker's steps (see :func:`lend`) changed: the CPU mark
@@ -977,6 +986,7 @@ class Persistent:
         self.cpu_mark = float(sync.get("cpu_mark", self.cpu_mark))
         self.settled = bool(sync.get("settled", True))
         self.pending = bytes(sync.get("pending", b""))
+        self.midline = bool(sync.get("midline", False))
 
     def thaw(self, deadline: float) -> None:
         """Wake it for a step; if it was stopped before it waited for its
@@ -1024,11 +1034,11 @@ STOP_LOOKS = 3  # quick looks for a stop, before waiting for it (see _stopped)
 READ_SYSCALL = {"x86_64": b"0", "amd64": b"0", "aarch64": b"63", "arm64": b"63"}.get(os.uname().machine)
 
 
-def _done_line(data: bytes) -> tuple[bool, int, int]:
+def _done_line(data: bytes, at: int = 0) -> tuple[bool, int, int]:
     """In what a persistent player printed: (whether a line ``done`` is
     there; how much before it is output; where what follows it starts).
-    Without one, the output is every whole line."""
-    at = 0
+    Without one, the output is every whole line.  Lines start at ``at``
+    (what comes before it is output, whatever it holds)."""
     while True:
         found = data.find(b"done", at)
         if found < 0:
@@ -1036,11 +1046,11 @@ def _done_line(data: bytes) -> tuple[bool, int, int]:
         start = data.rfind(b"\n", 0, found) + 1
         end = data.find(b"\n", found)
         if end < 0:  # an unfinished line: it may still become ``done``
-            return False, start, start
-        if data[start:end].strip() == b"done":
+            return False, max(start, at), max(start, at)
+        if data[start:end].strip() == b"done" and start >= at:
             return True, start, end + 1
         at = end + 1
-    last = data.rfind(b"\n") + 1
+    last = max(data.rfind(b"\n") + 1, at)
     return False, last, last
 
 
