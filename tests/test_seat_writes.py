@@ -8,6 +8,7 @@ inherits them (a new host when they change)."""
 from __future__ import annotations
 
 import marshal
+import contextlib
 import os
 import sys
 import time
@@ -193,6 +194,34 @@ def test_without_a_sandbox_a_seat_looks_only_at_the_snapshots_someone_touched(tm
         assert seat.usage(None).bytes == quiet.bytes + 2 * 4096
     finally:
         seat.close()
+
+
+def test_every_seat_of_a_process_shares_one_inotify_instance(tmp_path):
+    # A user has 128 instances in all by default; a tournament of eight-seat
+    # games without a sandbox took one a seat, and an editor or file manager
+    # of the TA's found none left.
+    def instances() -> int:
+        found = 0
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                found += os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify"
+        return found
+
+    before = instances()
+    (tmp_path / "players").mkdir()
+    seats = [SeatFolder(tmp_path, pid) for pid in range(1, 151)]
+    try:
+        for seat in seats:
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=lambda k: f"board {k}\n", upto=2)
+        assert instances() - before <= 1
+        victim = tmp_path / "players" / "p150" / "step_logs" / "step_1.txt"
+        victim.write_text("forged\n")
+        seats[-1].write_views({"Board.txt": "b\n"}, snapshot_text=lambda k: f"board {k}\n", upto=3)
+        assert seats[-1].take_repairs() == ["step_logs/step_1.txt was changed"]
+        assert all(not seat.take_repairs() for seat in seats[:-1])
+    finally:
+        for seat in seats:
+            seat.close()
 
 
 def test_a_view_kept_open_between_steps_is_written_through_only_while_it_is_the_same_file(tmp_path):

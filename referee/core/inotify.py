@@ -20,6 +20,7 @@ import contextlib
 import os
 import struct
 import sys
+import threading
 
 MODIFY, ATTRIB, MOVED_FROM, MOVED_TO, CREATE, DELETE = 0x2, 0x4, 0x40, 0x80, 0x100, 0x200
 DELETE_SELF, MOVE_SELF, OVERFLOW, IGNORED = 0x400, 0x800, 0x4000, 0x8000
@@ -46,6 +47,7 @@ def _libc():
                 libc = ctypes.CDLL(None, use_errno=True)
                 libc.inotify_init1.argtypes = [ctypes.c_int]
                 libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+                libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
             except (OSError, AttributeError, ImportError):
                 libc = None
         _FOUND.append(libc)
@@ -57,50 +59,116 @@ def warm() -> None:
     _libc()
 
 
-class Watch:
-    """One inotify instance: its watches and the events not yet read."""
+class _Instance:
+    """The process's one inotify instance, shared by every :class:`Watch`
+    (a user has 128 of them in all by default, and an editor or a file
+    manager needs its own while a tournament of eight-seat games plays), and
+    which watch each event is for."""
 
     def __init__(self, fd: int) -> None:
-        self.fd: int | None = fd
+        self.fd, self.pid = fd, os.getpid()
+        self.lock = threading.Lock()
+        self.routes: dict[int, "Watch"] = {}
 
-    @classmethod
-    def open(cls) -> "Watch | None":
-        libc = _libc()
-        if libc is None:
-            return None
-        fd = libc.inotify_init1(_NONBLOCK | _CLOEXEC)
-        return cls(fd) if fd >= 0 else None
-
-    def add(self, path: str, mask: int) -> int | None:
-        """A watch on ``path`` (its descriptor), or None if the kernel said no
-        (no such file, no watches left)."""
-        if self.fd is None:
-            return None
-        wd = _libc().inotify_add_watch(self.fd, os.fsencode(path), mask)
-        return wd if wd >= 0 else None
-
-    def events(self) -> list[tuple[int, int, str]]:
-        """The events queued since the last call: (watch, mask, name; "" for
-        the watched thing itself).  An unreadable queue reads as an overflow."""
-        found: list[tuple[int, int, str]] = []
-        while self.fd is not None:
+    def read(self) -> None:
+        """Hand every queued event to its watch (the caller holds the lock);
+        an overflow, or a queue that cannot be read, to all of them."""
+        while True:
             try:
                 data = os.read(self.fd, 1 << 16)
             except BlockingIOError:
-                break
+                return
             except OSError:
-                found.append((-1, OVERFLOW, ""))
-                break
+                self._lost()
+                return
             at = 0
             while at + _HEADER.size <= len(data):
                 wd, mask, _, size = _HEADER.unpack_from(data, at)
                 name = data[at + _HEADER.size:at + _HEADER.size + size].split(b"\0", 1)[0]
-                found.append((wd, mask, os.fsdecode(name)))
                 at += _HEADER.size + size
+                if mask & OVERFLOW:
+                    self._lost()
+                elif wd in self.routes:
+                    self.routes[wd].queued.append((wd, mask, os.fsdecode(name)))
+
+    def _lost(self) -> None:
+        for watch in set(self.routes.values()):
+            watch.queued.append((-1, OVERFLOW, ""))
+
+
+_SHARED: list[_Instance] = []
+
+
+def _instance() -> _Instance | None:
+    """The process's instance, made at the first watch (anew in a forked
+    child: the parent's events are not its own)."""
+    if _SHARED and _SHARED[0].pid == os.getpid():
+        return _SHARED[0]
+    libc = _libc()
+    if libc is None:
+        return None
+    fd = libc.inotify_init1(_NONBLOCK | _CLOEXEC)
+    if fd < 0:
+        return None
+    if _SHARED:
+        with contextlib.suppress(OSError):
+            os.close(_SHARED[0].fd)  # (the parent's, inherited by a fork)
+        _SHARED.clear()
+    _SHARED.append(_Instance(fd))
+    return _SHARED[0]
+
+
+class Watch:
+    """Watches of one user (a seat's folder) on the shared instance: what
+    it watches and the events for it not yet taken."""
+
+    def __init__(self, instance: _Instance) -> None:
+        self.instance: _Instance | None = instance
+        self.wds: set[int] = set()
+        self.queued: list[tuple[int, int, str]] = []
+
+    @classmethod
+    def open(cls) -> "Watch | None":
+        instance = _instance()
+        return cls(instance) if instance is not None else None
+
+    def add(self, path: str, mask: int) -> int | None:
+        """A watch on ``path`` (its descriptor), or None if the kernel said no
+        (no such file, no watches left)."""
+        instance = self.instance
+        if instance is None:
+            return None
+        with instance.lock:
+            wd = _libc().inotify_add_watch(instance.fd, os.fsencode(path), mask)
+            if wd < 0:
+                return None
+            if instance.routes.get(wd, self) is not self:  # (the same file as another's: never ours)
+                return None
+            instance.routes[wd] = self
+            self.wds.add(wd)
+        return wd
+
+    def events(self) -> list[tuple[int, int, str]]:
+        """The events for these watches since the last call: (watch, mask,
+        name; "" for the watched thing itself); (-1, OVERFLOW, "") where
+        events were lost."""
+        instance = self.instance
+        if instance is None:
+            return []
+        with instance.lock:
+            instance.read()
+            found, self.queued = self.queued, []
         return found
 
     def close(self) -> None:
-        if self.fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-            self.fd = None
+        """Remove these watches (the instance stays, for the others)."""
+        instance, self.instance = self.instance, None
+        if instance is None:
+            return
+        with instance.lock:
+            for wd in self.wds:
+                if instance.routes.get(wd) is self:
+                    del instance.routes[wd]
+                    if instance.pid == os.getpid():
+                        _libc().inotify_rm_watch(instance.fd, wd)
+        self.wds.clear()
