@@ -163,6 +163,14 @@ ROGUES: dict[str, Rogue] = {
         "tried(lambda: os.remove('x0'))\n"
         "tried(lambda: os.link('../p2/step_logs/step_0.txt', 'x0'))\n"
         "tried(lambda: open('x0', 'r+b').write(b'9'))", every=True),
+    # A write through a shared mapping raises no inotify event (only its
+    # mtime tells): the open that must come first is what is watched for.
+    "forges_other_snapshot_through_mmap": Rogue(
+        "import mmap\n"
+        "def forge():\n"
+        "    with open('../p2/step_logs/step_0.txt', 'r+b') as f, mmap.mmap(f.fileno(), 0) as m:\n"
+        "        m[0] ^= 1\n"
+        "tried(forge)", every=True),
     "forges_own_old_snapshot": Rogue(  # written again before each of its steps
         "ok = FIRST or open('step_logs/step_0.txt', 'rb').read(1) != b'#'\n"
         "tried(lambda: open('step_logs/step_0.txt', 'r+b').write(b'#'))\n"

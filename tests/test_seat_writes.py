@@ -196,6 +196,55 @@ def test_without_a_sandbox_a_seat_looks_only_at_the_snapshots_someone_touched(tm
         seat.close()
 
 
+@pytest.mark.parametrize("watch", ["on", "off"])
+def test_without_a_sandbox_a_snapshot_written_through_a_mapping_is_written_again(tmp_path, watch, monkeypatch):
+    # A write through a shared mapping (mmap) raises no inotify event: a
+    # snapshot someone opened is checked at the seat's next step, and one
+    # still held open for writing (a kept-alive player's mapping, to write
+    # through later) is replaced.  One only read is let be.
+    import mmap
+
+    from referee.core import inotify
+
+    if watch == "off":
+        monkeypatch.setattr(inotify.Watch, "open", classmethod(lambda cls: None))
+    (tmp_path / "players").mkdir()
+    seat = SeatFolder(tmp_path, 1)
+    logs = tmp_path / "players" / "p1" / "step_logs"
+    text = (lambda k: f"board {k}\n")
+    try:
+        for upto in range(1, 6):
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=upto)
+        with open(logs / "step_2.txt", "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+            m[0] = ord("X")
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+        assert seat.take_repairs() == ["step_logs/step_2.txt was changed"]
+        assert (logs / "step_2.txt").read_text() == "board 2\n"
+        if watch == "on":  # (without a watch, seen only where its time changed: not on tmpfs)
+            with open(logs / "step_1.txt", "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+                m[0] ^= 1  # (read first: on tmpfs, a write through the page then changes no time)
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+            assert seat.take_repairs() == ["step_logs/step_1.txt was changed"]
+            assert (logs / "step_1.txt").read_text() == "board 1\n"
+        with open(logs / "step_3.txt", "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+            m[0] = ord("X")
+            if watch == "on":  # (without a watch, its change is seen at the next step)
+                assert seat.take_repairs() == ["step_logs/step_3.txt was held open for writing"]
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+        assert seat.take_repairs() == ([] if watch == "on" else ["step_logs/step_3.txt was changed"])
+        looked = _snapshot_stats(monkeypatch)
+        assert (logs / "step_4.txt").read_text() == "board 4\n"  # a player reading its last snapshot
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+        assert seat.take_repairs() == []
+        if watch == "on":
+            assert looked == ["step_4.txt"], looked  # once: no one holds it open any more
+        assert [(logs / f"step_{k}.txt").read_text() for k in range(6)] == [text(k) for k in range(6)]
+    finally:
+        seat.close()
+
+
 def test_every_seat_of_a_process_shares_one_inotify_instance(tmp_path):
     # A user has 128 instances in all by default; a tournament of eight-seat
     # games without a sandbox took one a seat, and an editor or file manager

@@ -22,12 +22,14 @@ import struct
 import sys
 import threading
 
-MODIFY, ATTRIB, MOVED_FROM, MOVED_TO, CREATE, DELETE = 0x2, 0x4, 0x40, 0x80, 0x100, 0x200
+MODIFY, ATTRIB, OPEN, MOVED_FROM, MOVED_TO, CREATE, DELETE = 0x2, 0x4, 0x20, 0x40, 0x80, 0x100, 0x200
 DELETE_SELF, MOVE_SELF, OVERFLOW, IGNORED = 0x400, 0x800, 0x4000, 0x8000
 DONT_FOLLOW, ONLYDIR = 0x2000000, 0x1000000
 CHANGES = MODIFY | ATTRIB | MOVED_FROM | MOVED_TO | CREATE | DELETE | DELETE_SELF | MOVE_SELF
 """Everything that can change what a folder holds, or a file's bytes, size,
-links and times (IN_CLOSE_WRITE follows a MODIFY: not needed)."""
+links and times (IN_CLOSE_WRITE follows a MODIFY: not needed).  Not quite
+everything: a write through a shared mapping (mmap) raises no event at all;
+its file had to be opened for writing first, and an OPEN is an event."""
 _NONBLOCK, _CLOEXEC = os.O_NONBLOCK, getattr(os, "O_CLOEXEC", 0)
 _HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 

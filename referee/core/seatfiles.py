@@ -21,7 +21,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import errno
+import fcntl
 import os
+import signal
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,6 +256,10 @@ class SeatFolder:
     _dir_wd: int | None = None
     _file_wds: dict[int, int] = field(default_factory=dict)  # watch: snapshot number
     _suspect: set[int] = field(default_factory=set)  # snapshots touched since last seen as written
+    # Snapshots someone may hold open since last seen as written: one opened
+    # for writing can be written through a shared mapping, which no event
+    # reports (see _sync_snapshots).
+    _opened: set[int] = field(default_factory=set)
     _strays: bool = False  # step_logs/ may hold more than our snapshots
     _trusted: bool = False  # every change since the last check of all is in the watch's events
     _costs: dict[int, int] = field(default_factory=dict)  # snapshot number: its disk cost, as written
@@ -343,10 +349,10 @@ class SeatFolder:
         self._suspect.clear()
         self._trusted = False
 
-    def _watch_file(self, logs: int, k: int) -> None:
+    def _watch_file(self, logs: int, k: int) -> bool:
         """Watch the snapshot ``k`` just written (a change made through a
         hard link elsewhere is reported to the file's watch only), and note
-        its disk cost, for usage()."""
+        its disk cost, for usage(); whether it is watched."""
         name = f"step_{k}.txt"
         try:
             cost = trees.cost(os.stat(name, dir_fd=logs, follow_symlinks=False))
@@ -355,17 +361,20 @@ class SeatFolder:
         self._cost_total += cost - self._costs.get(k, 0)
         self._costs[k] = cost
         if self._watch is None or self._dir_wd is None:
-            return
-        wd = self._watch.add(f"/proc/self/fd/{logs}/{name}", inotify.MODIFY | inotify.ATTRIB
+            return False
+        wd = self._watch.add(f"/proc/self/fd/{logs}/{name}", inotify.MODIFY | inotify.ATTRIB | inotify.OPEN
                              | inotify.DELETE_SELF | inotify.MOVE_SELF | inotify.DONT_FOLLOW)
         if wd is None:
             self._trusted = False  # (no watches left): every snapshot is checked, as before
-        else:
-            self._file_wds[wd] = k
+            return False
+        self._file_wds[wd] = k
+        return True
 
-    def _gather(self, logs: int) -> None:
-        """Take the watch's events: snapshots touched (``_suspect``), other
-        names that are there (``_strays``), or a lost track (``_trusted``)."""
+    def _gather(self, logs: int, own: bool = False) -> None:
+        """Take the watch's events: snapshots touched (``_suspect``) or
+        opened (``_opened``; not where the opens are ``own``), other names
+        that are there (``_strays``), or a lost track (``_trusted``; who
+        opened what meanwhile is not known either)."""
         if self._watch is None:
             return
         names = set()
@@ -375,6 +384,12 @@ class SeatFolder:
             elif wd == self._dir_wd or wd not in self._file_wds:
                 if wd == self._dir_wd or mask & inotify.OVERFLOW:
                     self._trusted = False  # step_logs/ itself moved or removed, or events lost
+                if mask & inotify.OVERFLOW:
+                    self._opened.update(self._written)
+                    self._opened.update(self._reserved)
+            elif mask & inotify.OPEN:
+                if not own:
+                    self._opened.add(self._file_wds[wd])
             else:
                 self._suspect.add(self._file_wds[wd])
                 if mask & inotify.IGNORED:  # its file is gone: no watch on that number now
@@ -392,13 +407,14 @@ class SeatFolder:
                 pass
             self._strays = True
 
-    def _settle(self, logs: int) -> None:
+    def _settle(self, logs: int, own: bool = False) -> None:
         """After our own writes: the snapshots their events name are checked
         at once, and forgotten if they are as written (only a change by
-        someone else stays suspect, for the seat's next check)."""
+        someone else stays suspect, for the seat's next check).  ``own``: no
+        one else ran meanwhile (the seat's own check), so the opens were ours."""
         if self._watch is None:
             return
-        self._gather(logs)
+        self._gather(logs, own)
         for k in list(self._suspect):
             if self._as_written(logs, k):
                 self._suspect.discard(k)
@@ -450,6 +466,7 @@ class SeatFolder:
         self._reserved.clear()
         self._costs.clear()
         self._reserved_at.clear()
+        self._opened.clear()
         self._cost_total, self._complete_below, self._strays = 0, 0, False
         try:
             seat = os.open(self.path, DIR_FLAGS)
@@ -557,31 +574,43 @@ class SeatFolder:
         """Write the snapshots below ``upto`` that are missing; with ``check``,
         write again those someone changed: every one, or, where step_logs/ is
         watched and the watch has not lost track, those its events name (see
-        :mod:`.inotify`: checking every one cost O(steps) a step)."""
+        :mod:`.inotify`: checking every one cost O(steps) a step).  A write
+        through a shared mapping raises no event (and on tmpfs changes no
+        time): one someone opened since is read back too, and written again
+        (as a new file) if it differs or someone may still hold it open for
+        writing.  With ``check``, nothing of another seat runs meanwhile
+        (the seat's step is next)."""
         watched = self.check_snapshots and self._watching(logs)
         if check:
             if watched:
                 self._gather(logs)
             if watched and self._trusted:
-                olds = sorted(k for k in self._suspect if k < upto and k in self._written)
+                olds = sorted(k for k in self._suspect | self._opened if k < upto and k in self._written)
             else:
                 olds = [k for k in range(upto) if k in self._written]
                 self._trusted = watched  # (a watch that fails from here says so)
                 seen = set(self._file_wds.values())
                 for k in olds:  # (a new watch has none on what came before it)
-                    if k not in seen:
-                        self._watch_file(logs, k)
+                    if k not in seen and self._watch_file(logs, k):
+                        self._opened.add(k)  # (nor knows who opened it before)
             for k in olds:
                 self._suspect.discard(k)
                 name = f"step_{k}.txt"
                 known = self._written[k]
+                why = "was changed"
                 try:
                     info = os.stat(name, dir_fd=logs, follow_symlinks=False)
                     if (info.st_ino, info.st_size, info.st_mtime_ns) == known and stat.S_ISREG(info.st_mode):
-                        continue
+                        if not watched or k not in self._opened:
+                            continue
+                        why = _unlike(logs, name, snapshot_text(k).encode("utf-8"))
+                        if why is None:
+                            self._opened.discard(k)
+                            continue
                 except FileNotFoundError:
                     pass
-                self.repairs.append(f"step_logs/{name} was changed")
+                self._opened.discard(k)
+                self.repairs.append(f"step_logs/{name} {why}")
                 self._written[k] = write_at(logs, name, snapshot_text(k).encode("utf-8"),
                                             self.repairs, f"step_logs/{name}")
                 if self.check_snapshots:
@@ -598,11 +627,13 @@ class SeatFolder:
             else:
                 self._written[k] = self._create(logs, name, snapshot_text(k).encode("utf-8"),
                                                 self.repairs, f"step_logs/{name}")
+                if self.spares is not None:
+                    self._opened.add(k)  # (a spare: who opened it before it was ours to watch?)
             if self.check_snapshots:
                 self._watch_file(logs, k)
         self._complete_below = max(self._complete_below, upto)
         if watched:
-            self._settle(logs)
+            self._settle(logs, own=check)
 
     def names(self, since: float = 0.0) -> list[str]:
         """The names in the seat folder the player ran in (as held; see
@@ -684,6 +715,31 @@ def _open_unreadable(name: str, flags: int, folder: int) -> int:
         return os.open(link, flags & ~os.O_NOFOLLOW)
     finally:
         os.close(handle)
+
+
+def _unlike(parent: int, name: str, data: bytes) -> str | None:
+    """Why the snapshot ``name``, which someone opened, must be written
+    again, or None: it must hold ``data``, and no one may hold it open for
+    writing (to write through a mapping later), which a read lease (fcntl
+    F_SETLEASE, its owner's or root's) tells: it is refused then.  The
+    lease is held while it is read; one broken meanwhile signals SIGURG,
+    ignored by default, not SIGIO, which would end the referee."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
+                     dir_fd=parent)
+    except OSError:
+        return "was changed"
+    try:
+        try:
+            fcntl.fcntl(fd, getattr(fcntl, "F_SETSIG", 10), signal.SIGURG)
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+        except OSError as exc:
+            return "was held open for writing" if exc.errno == errno.EAGAIN else "was opened elsewhere"
+        return None if os.pread(fd, len(data) + 1, 0) == data else "was changed"
+    except OSError:
+        return "was changed"
+    finally:
+        os.close(fd)
 
 
 def _ident(info: os.stat_result) -> tuple[int, int]:
