@@ -273,6 +273,42 @@ def test_every_seat_of_a_process_shares_one_inotify_instance(tmp_path):
             seat.close()
 
 
+def test_where_the_file_system_has_no_leases_an_opened_snapshot_is_judged_by_its_bytes(tmp_path, monkeypatch):
+    # (NFS, say: F_SETLEASE fails with EINVAL.)  A snapshot a player only
+    # read is let be, not "repaired" at each of its steps; one changed is.
+    import errno
+    import fcntl
+    import mmap
+
+    from referee.core import seatfiles
+
+    real = fcntl.fcntl
+
+    def no_leases(fd, cmd, *args):
+        if cmd == fcntl.F_SETLEASE:
+            raise OSError(errno.EINVAL, "Invalid argument")
+        return real(fd, cmd, *args)
+
+    monkeypatch.setattr(seatfiles.fcntl, "fcntl", no_leases)
+    (tmp_path / "players").mkdir()
+    seat = SeatFolder(tmp_path, 1)
+    logs = tmp_path / "players" / "p1" / "step_logs"
+    text = (lambda k: f"board {k}\n")
+    try:
+        for upto in range(1, 6):
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=upto)
+        seat.take_repairs()
+        assert (logs / "step_4.txt").read_text() == "board 4\n"
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+        assert seat.take_repairs() == []
+        with open(logs / "step_1.txt", "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+            m[0] ^= 1
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
+        assert seat.take_repairs() == ["step_logs/step_1.txt was changed"]
+    finally:
+        seat.close()
+
+
 def test_a_view_kept_open_between_steps_is_written_through_only_while_it_is_the_same_file(tmp_path):
     """write_views keeps each view's fd for the seat's next step; whatever a
     player did to the name meanwhile (a hard link, a symbolic link, a new
