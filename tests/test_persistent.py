@@ -284,6 +284,20 @@ def test_players_start_before_the_match_and_their_start_up_is_not_charged_to_the
     assert_verifies(out)
 
 
+def _counters_match(tmp_path, make_player) -> tuple[list[dict], Path]:
+    """Two kept-alive counter programs on Cantris 8x4: (its log, its folder),
+    every step OK."""
+    from referee.core.match import MatchSpec, run_match
+
+    program = f"persistent:{_program(make_player)}"
+    out = tmp_path / "m"
+    run_match(MatchSpec("cantris", [program, program], board=BOARDS / "cantris" / "8x4-1.txt",
+                        seed=4, out=out))
+    records = read_log(out)
+    assert len(records) > 4 and all(r["verdict"] == "OK" for r in records)
+    return records, out
+
+
 @pytest.mark.parametrize("direct", ["on", "off"])
 def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, monkeypatch, direct):
     # What only the first step had to do is done before its clock starts: the
@@ -296,7 +310,6 @@ def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, m
     # holds the seat), its ordinary steps, the first one too, are no request
     # to the host at all.
     from referee.core import cgroups
-    from referee.core.match import MatchSpec, run_match
 
     monkeypatch.setenv("REFEREE_DIRECT_STEPS", direct)
     overlapped: list[object] = []
@@ -313,12 +326,7 @@ def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, m
 
     monkeypatch.setattr(seats.SeatHost, "run", recording_run)
     monkeypatch.setattr(seats.SeatHost, "_ask", recording_ask)
-    program = f"persistent:{_program(make_player)}"
-    out = tmp_path / "m"
-    run_match(MatchSpec("cantris", [program, program], board=BOARDS / "cantris" / "8x4-1.txt",
-                        seed=4, out=out))
-    records = read_log(out)
-    assert len(records) > 4 and all(r["verdict"] == "OK" for r in records)
+    records, _ = _counters_match(tmp_path, make_player)
     firsts = [next(i for i, r in enumerate(records) if r["player"] == seat) for seat in (1, 2)]
     assert [i for i, r in enumerate(records) if "start_ms" in r] == sorted(firsts)
     assert len(overlapped) == len(records) and not any(overlapped), overlapped
@@ -342,7 +350,6 @@ def test_the_referees_own_writes_are_done_between_a_kept_alive_players_steps(tmp
     # time (the median logged step of a series was 0.4 ms, against 0.2 now).
     # Spawned players, whose steps take milliseconds, still overlap them.
     from referee.core.log import MatchFolder
-    from referee.core.match import MatchSpec, run_match
     from referee.core.players import ProcessAgent
     from referee.core.seatfiles import SeatFolder
 
@@ -368,12 +375,7 @@ def test_the_referees_own_writes_are_done_between_a_kept_alive_players_steps(tmp
     for owner, name in ((MatchFolder, "write_snapshot"), (SeatFolder, "add_snapshots"),
                         (SeatFolder, "forget_decision"), (SeatFolder, "reserve_snapshot")):
         monkeypatch.setattr(owner, name, recorded(name, getattr(owner, name)))
-    program = f"persistent:{_program(make_player)}"
-    out = tmp_path / "m"
-    run_match(MatchSpec("cantris", [program, program], board=BOARDS / "cantris" / "8x4-1.txt",
-                        seed=4, out=out))
-    records = read_log(out)
-    assert len(records) > 4 and all(r["verdict"] == "OK" for r in records)
+    records, out = _counters_match(tmp_path, make_player)
     assert {name for name, _ in seen} == {"write_snapshot", "add_snapshots", "forget_decision",
                                          "reserve_snapshot"}, seen
     assert [name for name, during in seen if during] == []

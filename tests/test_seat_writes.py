@@ -145,12 +145,14 @@ def _snapshot_stats(monkeypatch) -> list[str]:
     return looked
 
 
-@pytest.mark.parametrize("watch", ["on", "no watches left", "off"])
-def test_without_a_sandbox_a_seat_looks_only_at_the_snapshots_someone_touched(tmp_path, monkeypatch, watch):
-    # Each of a seat's steps stat-ed every old snapshot, and its disk use walked
-    # them all: O(steps) a step, a third of the referee's CPU a step by step
-    # 300.  A watch (core/inotify.py) names what was touched; where there is
-    # none, or no watch is left for a file, every snapshot is checked, as before.
+SNAPSHOT = (lambda k: f"board {k}\n")
+
+
+@contextlib.contextmanager
+def _watched_seat(tmp_path, monkeypatch, watch: str, steps: int):
+    """Seat 1's folder without a sandbox (``watch``: on; off, no inotify;
+    "no watches left" for its files), its views written for ``steps``
+    steps: (the seat, its step_logs/), closed at the end."""
     from referee.core import inotify
 
     if watch == "off":
@@ -161,11 +163,22 @@ def test_without_a_sandbox_a_seat_looks_only_at_the_snapshots_someone_touched(tm
                             else real_add(self, path, mask))
     (tmp_path / "players").mkdir()
     seat = SeatFolder(tmp_path, 1)
-    logs = tmp_path / "players" / "p1" / "step_logs"
-    text = (lambda k: f"board {k}\n")
     try:
-        for upto in range(1, 40):
-            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=upto)
+        for upto in range(1, steps + 1):
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=SNAPSHOT, upto=upto)
+        yield seat, tmp_path / "players" / "p1" / "step_logs"
+    finally:
+        seat.close()
+
+
+@pytest.mark.parametrize("watch", ["on", "no watches left", "off"])
+def test_without_a_sandbox_a_seat_looks_only_at_the_snapshots_someone_touched(tmp_path, monkeypatch, watch):
+    # Each of a seat's steps stat-ed every old snapshot, and its disk use walked
+    # them all: O(steps) a step, a third of the referee's CPU a step by step
+    # 300.  A watch (core/inotify.py) names what was touched; where there is
+    # none, or no watch is left for a file, every snapshot is checked, as before.
+    text = SNAPSHOT
+    with _watched_seat(tmp_path, monkeypatch, watch, 39) as (seat, logs):
         quiet = seat.usage(None)
         walked = trees.tree_usage(seat.path)
         assert (quiet.bytes, quiet.entries) == (walked.bytes, walked.entries)  # as a walk of it all says
@@ -192,8 +205,6 @@ def test_without_a_sandbox_a_seat_looks_only_at_the_snapshots_someone_touched(tm
         seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=41)
         assert seat.take_repairs() == ["step_logs/step_9.txt was changed"]
         assert seat.usage(None).bytes == quiet.bytes + 2 * 4096
-    finally:
-        seat.close()
 
 
 @pytest.mark.parametrize("watch", ["on", "off"])
@@ -204,17 +215,8 @@ def test_without_a_sandbox_a_snapshot_written_through_a_mapping_is_written_again
     # through later) is replaced.  One only read is let be.
     import mmap
 
-    from referee.core import inotify
-
-    if watch == "off":
-        monkeypatch.setattr(inotify.Watch, "open", classmethod(lambda cls: None))
-    (tmp_path / "players").mkdir()
-    seat = SeatFolder(tmp_path, 1)
-    logs = tmp_path / "players" / "p1" / "step_logs"
-    text = (lambda k: f"board {k}\n")
-    try:
-        for upto in range(1, 6):
-            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=upto)
+    text = SNAPSHOT
+    with _watched_seat(tmp_path, monkeypatch, watch, 5) as (seat, logs):
         with open(logs / "step_2.txt", "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
             m[0] = ord("X")
         seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
@@ -241,8 +243,6 @@ def test_without_a_sandbox_a_snapshot_written_through_a_mapping_is_written_again
         if watch == "on":
             assert looked == ["step_4.txt"], looked  # once: no one holds it open any more
         assert [(logs / f"step_{k}.txt").read_text() for k in range(6)] == [text(k) for k in range(6)]
-    finally:
-        seat.close()
 
 
 def test_every_seat_of_a_process_shares_one_inotify_instance(tmp_path):
@@ -290,13 +290,8 @@ def test_where_the_file_system_has_no_leases_an_opened_snapshot_is_judged_by_its
         return real(fd, cmd, *args)
 
     monkeypatch.setattr(seatfiles.fcntl, "fcntl", no_leases)
-    (tmp_path / "players").mkdir()
-    seat = SeatFolder(tmp_path, 1)
-    logs = tmp_path / "players" / "p1" / "step_logs"
-    text = (lambda k: f"board {k}\n")
-    try:
-        for upto in range(1, 6):
-            seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=upto)
+    text = SNAPSHOT
+    with _watched_seat(tmp_path, monkeypatch, "on", 5) as (seat, logs):
         seat.take_repairs()
         assert (logs / "step_4.txt").read_text() == "board 4\n"
         seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
@@ -305,8 +300,6 @@ def test_where_the_file_system_has_no_leases_an_opened_snapshot_is_judged_by_its
             m[0] ^= 1
         seat.write_views({"Board.txt": "b\n"}, snapshot_text=text, upto=6)
         assert seat.take_repairs() == ["step_logs/step_1.txt was changed"]
-    finally:
-        seat.close()
 
 
 def test_a_view_kept_open_between_steps_is_written_through_only_while_it_is_the_same_file(tmp_path):
