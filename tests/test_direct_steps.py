@@ -115,6 +115,7 @@ def test_a_misbehaving_player_is_judged_alike_whether_its_steps_are_lent_or_not(
         assert third["verdict"] == "OK" and rogue[3]["verdict"] == "OK", rogue
     elif name == "leaves a process behind":  # killed as the step ended (the frozen player has not reaped it)
         assert third["verdict"] == "OK" and rogue[3]["stdout"] == "child killed\n", rogue[3]
+        assert third["orphans_killed"] == 1, third  # (counted as killed, though its parent reaps it)
     elif name in ("says done twice", "kills its host"):
         assert third["verdict"] == "OK", third
     else:

@@ -1400,8 +1400,10 @@ def _descendants(pid: int) -> list[int]:
 
 
 def sweep_except(pid1: bool, keep: tuple[int, ...]) -> int:
-    """Kill everything the step left but the persistent player's processes."""
-    killed = 0
+    """Kill everything the step left but the persistent player's processes;
+    how many: those killed (a child of the frozen player stays its zombie,
+    not ours to reap) or reaped, whichever is more."""
+    killed, signalled = 0, set()
     deadline = time.monotonic() + 30.0
     while time.monotonic() < deadline:
         if pid1:
@@ -1419,11 +1421,12 @@ def sweep_except(pid1: bool, keep: tuple[int, ...]) -> int:
         for victim in victims:
             try:
                 os.kill(victim, signal.SIGKILL)
+                signalled.add(victim)
             except OSError:
                 pass
         time.sleep(0.001)
         killed += _reap_others(keep)
-    return killed + _reap_others(keep)
+    return max(killed + _reap_others(keep), len(signalled))
 
 
 def _reap_others(keep: tuple[int, ...]) -> int:
