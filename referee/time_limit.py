@@ -71,8 +71,9 @@ def one_limit(key: str, given: Sequence[tuple[str, Any]], source: str | None = N
     first_how, first = given[0]
     for how, value in given[1:]:
         if not _same(first, value):
+            lines = [n for n in (line(first_how), line(how)) if n is not None]
             raise InputError(f"{shown(first_how, first)} and {shown(how, value)} are {what}: give one of them",
-                             source, line(how))
+                             source, max(lines) if lines else None)  # (at the one given later in the file)
     return first
 
 

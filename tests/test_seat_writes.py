@@ -245,6 +245,63 @@ def test_without_a_sandbox_a_snapshot_written_through_a_mapping_is_written_again
         assert [(logs / f"step_{k}.txt").read_text() for k in range(6)] == [text(k) for k in range(6)]
 
 
+def test_what_step_logs_held_before_its_watch_is_counted(tmp_path):
+    # A watch sees changes from its making on: a big file there before it (a
+    # player that replaced step_logs/ in its step, or one started ahead) was
+    # left out of the seat's disk use from then on.
+    (tmp_path / "players" / "p1" / "step_logs").mkdir(parents=True)
+    (tmp_path / "players" / "p1" / "step_logs" / "big").write_bytes(b"0" * (1 << 20))
+    seat = SeatFolder(tmp_path, 1)
+    logs = tmp_path / "players" / "p1" / "step_logs"
+    try:
+        for upto in range(1, 6):
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=SNAPSHOT, upto=upto)
+        assert seat.usage(None).bytes == trees.tree_usage(seat.path).bytes
+        os.rename(logs, logs.with_name("old"))  # (the player, in its step)
+        logs.mkdir()
+        (logs / "big").write_bytes(b"0" * (1 << 20))
+        assert seat.usage(None).bytes == trees.tree_usage(seat.path).bytes
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=SNAPSHOT, upto=6)  # a new watch
+        assert seat.usage(None).bytes == trees.tree_usage(seat.path).bytes
+        (logs / "big").unlink()
+        assert seat.usage(None).bytes == trees.tree_usage(seat.path).bytes
+    finally:
+        seat.close()
+
+
+def test_a_process_holds_at_most_its_share_of_the_users_watches(tmp_path, monkeypatch):
+    # One watch a snapshot: a tournament's games could use up the user's
+    # (8192 before Linux 5.11), which its editor needs too.  Past its share a
+    # seat's snapshots are all checked, as without a watch.
+    from referee.core import inotify
+
+    def watches() -> int:
+        found = 0
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify":
+                    found += sum(line.startswith("inotify wd:")
+                                 for line in open(f"/proc/self/fdinfo/{fd}").read().splitlines())
+        return found
+
+    (tmp_path / "players").mkdir()
+    seat = SeatFolder(tmp_path, 1)
+    logs = tmp_path / "players" / "p1" / "step_logs"
+    try:
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=SNAPSHOT, upto=1)
+        instance = inotify._instance()
+        monkeypatch.setattr(instance, "left", 5)
+        before = watches()
+        for upto in range(2, 21):
+            seat.write_views({"Board.txt": "b\n"}, snapshot_text=SNAPSHOT, upto=upto)
+        assert watches() - before <= 5
+        (logs / "step_12.txt").write_text("forged\n")
+        seat.write_views({"Board.txt": "b\n"}, snapshot_text=SNAPSHOT, upto=21)
+        assert seat.take_repairs() == ["step_logs/step_12.txt was changed"]
+    finally:
+        seat.close()
+
+
 def test_every_seat_of_a_process_shares_one_inotify_instance(tmp_path):
     # A user has 128 instances in all by default; a tournament of eight-seat
     # games without a sandbox took one a seat, and an editor or file manager
@@ -280,8 +337,6 @@ def test_where_the_file_system_has_no_leases_an_opened_snapshot_is_judged_by_its
     import fcntl
     import mmap
 
-    from referee.core import seatfiles
-
     real = fcntl.fcntl
 
     def no_leases(fd, cmd, *args):
@@ -289,7 +344,7 @@ def test_where_the_file_system_has_no_leases_an_opened_snapshot_is_judged_by_its
             raise OSError(errno.EINVAL, "Invalid argument")
         return real(fd, cmd, *args)
 
-    monkeypatch.setattr(seatfiles.fcntl, "fcntl", no_leases)
+    monkeypatch.setattr(fcntl, "fcntl", no_leases)
     text = SNAPSHOT
     with _watched_seat(tmp_path, monkeypatch, "on", 5) as (seat, logs):
         seat.take_repairs()

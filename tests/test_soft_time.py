@@ -1,7 +1,7 @@
 """``time_limit`` is another name for ``soft_time``: every reader (play's
 flags and --config, check-bot's flags, tournament and grading configs) takes
 both only with the same value, and refuses two values in the same words, at
-the file and line of the later one (referee/time_limit.py)."""
+the file and line of the one given later in the file (referee/time_limit.py)."""
 from __future__ import annotations
 
 import pytest
@@ -37,7 +37,7 @@ def test_a_tournament_config_takes_both_only_with_one_value(tmp_path):
     path.write_text(TOURNAMENT.replace("LIMIT", "hard_time: 20").replace("entrants:", "settings: {soft_time: 6}\nentrants:"))
     with pytest.raises(InputError) as caught:  # the limits: one won, silently
         load_tournament(path)
-    assert str(caught.value) == f"{path}:3: settings.soft_time: 6 and limits.soft_time: 5 {TWO}"
+    assert str(caught.value) == f"{path}:5: settings.soft_time: 6 and limits.soft_time: 5 {TWO}"
 
 
 def test_a_grading_config_takes_both_only_with_one_value(tmp_path):
@@ -63,8 +63,8 @@ def soft_time_played(tmp_path, proc) -> float:
 
 
 @pytest.mark.parametrize("config, line, message", [
-    ("time_limit: 3\nlimits: {soft_time: 5}\n", 3, "limits.soft_time: 5 and time_limit: 3"),  # soft_time won
-    ("limits:\n  time_limit: 3\n  soft_time: 5\n", 4, "limits.soft_time: 5 and limits.time_limit: 3"),
+    ("time_limit: 3\nlimits: {soft_time: 5}\n", 4, "limits.soft_time: 5 and time_limit: 3"),  # soft_time won
+    ("limits:\n  time_limit: 3\n  soft_time: 5\n", 5, "limits.soft_time: 5 and limits.time_limit: 3"),
     ("set: [soft_time=4]\ntime_limit: 3\n", 4, "set: soft_time=4 and time_limit: 3"),
 ])
 def test_a_play_config_takes_both_only_with_one_value(tmp_path, config, line, message):
@@ -104,10 +104,15 @@ def test_any_limit_given_twice_in_a_config_takes_one_value_or_is_one_line(tmp_pa
     path.write_text(TOURNAMENT.replace("  LIMIT\n", both).replace("entrants:", "settings: {memory_mb: 256}\nentrants:"))
     with pytest.raises(InputError) as caught:
         load_tournament(path)
-    assert str(caught.value) == (f"{path}:4: settings.memory_mb: 256 and limits.memory_mb: 512 are two values "
+    assert str(caught.value) == (f"{path}:5: settings.memory_mb: 256 and limits.memory_mb: 512 are two values "
                                  "of the limit memory_mb: give one of them")
     proc = play(tmp_path, "settings: {hard_time: 9}\nlimits: {hard_time: 8}\n")
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == ("referee: error: c.yaml:4: settings.hard_time: 9 and limits.hard_time: 8 are two "
                            "values of the limit hard_time: give one of them\n")
     assert play(tmp_path, "set: [hard_time=60]\nlimits: {hard_time: 60.0}\n").returncode == 0
+
+
+def test_two_soft_time_limits_are_named_at_the_line_given_later_in_the_file(tmp_path):
+    proc = play(tmp_path, "time_limit: 2\nlimits: {soft_time: 3}\n")
+    assert proc.returncode == 2 and proc.stderr.startswith("referee: error: c.yaml:4: "), proc.stderr

@@ -30,7 +30,7 @@ CHANGES = MODIFY | ATTRIB | MOVED_FROM | MOVED_TO | CREATE | DELETE | DELETE_SEL
 links and times (IN_CLOSE_WRITE follows a MODIFY: not needed).  Not quite
 everything: a write through a shared mapping (mmap) raises no event at all;
 its file had to be opened for writing first, and an OPEN is an event."""
-_NONBLOCK, _CLOEXEC = os.O_NONBLOCK, getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK, _CLOEXEC = getattr(os, "O_NONBLOCK", 0), getattr(os, "O_CLOEXEC", 0)
 _HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 
 
@@ -71,6 +71,7 @@ class _Instance:
         self.fd, self.pid = fd, os.getpid()
         self.lock = threading.Lock()
         self.routes: dict[int, "Watch"] = {}
+        self.left = _budget()  # watches this process may still add
 
     def read(self) -> None:
         """Hand every queued event to its watch (the caller holds the lock);
@@ -99,25 +100,39 @@ class _Instance:
 
 
 _SHARED: list[_Instance] = []
+_MAKING = threading.Lock()
+
+
+def _budget() -> int:
+    """Watches one process may hold: a quarter of the user's (each of a
+    match's snapshots has one; ``max_user_watches`` was 8192 on kernels
+    before 5.11, shared with the user's editor and file manager).  Past it,
+    a seat's snapshots are all checked, as without a watch."""
+    try:
+        with open("/proc/sys/fs/inotify/max_user_watches", "rb") as f:
+            return int(f.read()) // 4
+    except (OSError, ValueError):
+        return 2048
 
 
 def _instance() -> _Instance | None:
     """The process's instance, made at the first watch (anew in a forked
     child: the parent's events are not its own)."""
-    if _SHARED and _SHARED[0].pid == os.getpid():
+    with _MAKING:
+        if _SHARED and _SHARED[0].pid == os.getpid():
+            return _SHARED[0]
+        libc = _libc()
+        if libc is None:
+            return None
+        fd = libc.inotify_init1(_NONBLOCK | _CLOEXEC)
+        if fd < 0:
+            return None
+        if _SHARED:
+            with contextlib.suppress(OSError):
+                os.close(_SHARED[0].fd)  # (the parent's, inherited by a fork)
+            _SHARED.clear()
+        _SHARED.append(_Instance(fd))
         return _SHARED[0]
-    libc = _libc()
-    if libc is None:
-        return None
-    fd = libc.inotify_init1(_NONBLOCK | _CLOEXEC)
-    if fd < 0:
-        return None
-    if _SHARED:
-        with contextlib.suppress(OSError):
-            os.close(_SHARED[0].fd)  # (the parent's, inherited by a fork)
-        _SHARED.clear()
-    _SHARED.append(_Instance(fd))
-    return _SHARED[0]
 
 
 class Watch:
@@ -138,14 +153,18 @@ class Watch:
         """A watch on ``path`` (its descriptor), or None if the kernel said no
         (no such file, no watches left)."""
         instance = self.instance
-        if instance is None:
+        if instance is None or instance.pid != os.getpid():
             return None
         with instance.lock:
+            if instance.left <= 0:
+                return None
             wd = _libc().inotify_add_watch(instance.fd, os.fsencode(path), mask)
             if wd < 0:
                 return None
             if instance.routes.get(wd, self) is not self:  # (the same file as another's: never ours)
                 return None
+            if wd not in self.wds:
+                instance.left -= 1
             instance.routes[wd] = self
             self.wds.add(wd)
         return wd
@@ -157,6 +176,8 @@ class Watch:
         instance = self.instance
         if instance is None:
             return []
+        if instance.pid != os.getpid():  # (carried across a fork: its queue is the parent's)
+            return [(-1, OVERFLOW, "")]
         with instance.lock:
             instance.read()
             found, self.queued = self.queued, []
@@ -173,4 +194,5 @@ class Watch:
                     del instance.routes[wd]
                     if instance.pid == os.getpid():
                         _libc().inotify_rm_watch(instance.fd, wd)
+                        instance.left += 1
         self.wds.clear()

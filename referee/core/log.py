@@ -180,7 +180,9 @@ class MatchFolder:
         self.last_hash = line_hash(line)
 
     def write_result(self, result: dict[str, Any]) -> None:
-        self.close()
+        if self._log is not None:  # (step_logs/'s fd stays for close(): after a referee error
+            os.close(self._log)    # the worker thread may still be writing a snapshot through it)
+            self._log = None
         self._with_room(files.write_yaml, self.root / "result.yaml", result)
         self._release()
 

@@ -21,9 +21,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import errno
-import fcntl
 import os
-import signal
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -336,6 +334,7 @@ class SeatFolder:
         if self._watched != ident:
             self._unwatch()
             self._watched = ident
+            self._strays = True  # (what was there before the watch: usage() walks it once to see)
             self._watch = inotify.Watch.open()
             if self._watch is not None:
                 self._dir_wd = self._watch.add(f"/proc/self/fd/{logs}", inotify.CHANGES | inotify.ONLYDIR)
@@ -724,6 +723,9 @@ def _unlike(parent: int, name: str, data: bytes) -> str | None:
     F_SETLEASE, its owner's or root's) tells: it is refused then.  The
     lease is held while it is read; one broken meanwhile signals SIGURG,
     ignored by default, not SIGIO, which would end the referee."""
+    import fcntl  # (POSIX only, as this whole check is: see _watching)
+    import signal
+
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
                      dir_fd=parent)

@@ -963,10 +963,13 @@ class Persistent:
         woken = False
         for pid in self.members:
             try:
-                if _state(f"/proc/{pid}/stat") in (b"T", b"t", b"Z", b"X"):
+                state = _state(f"/proc/{pid}/stat")
+                if state in (b"T", b"t", b"Z", b"X"):
                     continue
                 os.kill(pid, signal.SIGSTOP)
             except (OSError, IndexError):
+                continue
+            if state == b"D":  # in the kernel (disk I/O): it stops on its way out, not woken
                 continue
             woken = True
             _stopped(pid, False)
