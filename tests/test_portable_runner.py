@@ -4,6 +4,7 @@ Windows and macOS students depend on runs in CI on Linux too."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import signal
 import sys
@@ -277,3 +278,43 @@ def test_the_match_names_only_the_limits_the_runner_in_use_cannot_enforce(monkey
     monkeypatch.setattr(runner, "LINUX", True)
     monkeypatch.delenv("REFEREE_RUNNER", raising=False)
     assert runner.unsupported_limits(limits) == []
+
+
+# ----- Windows' os, on Linux (tests/windows_os): the referee's own files
+WINDOWS_OS = Path(__file__).resolve().parent / "windows_os"
+
+
+def test_matches_and_a_series_play_where_os_is_windows(tmp_path):
+    # seatfiles held folders open and reached files through them (dir_fd,
+    # O_NOFOLLOW, O_DIRECTORY): on Windows the referee stopped at its import.
+    import subprocess
+
+    from conftest import ROOT
+
+    env = dict(os.environ, PYTHONPATH=f"{WINDOWS_OS}{os.pathsep}{ROOT}", REFEREE_RUNNER="portable")
+
+    def referee(*args):  # (a process of its own: Windows' os is made as Python starts)
+        return subprocess.run([sys.executable, "-m", "referee", *map(str, args)], env=env, capture_output=True,
+                              text=True, timeout=300)
+
+    probe = subprocess.run([sys.executable, "-c", "import os; print(hasattr(os, 'O_NOFOLLOW'))"], env=env,
+                           capture_output=True, text=True)
+    assert probe.stdout.strip() == "False", probe  # (this is Windows' os)
+    program = tmp_path / "first_cell.py"
+    program.write_text(textwrap.dedent("""
+        rows = [line.split() for line in open("Board.txt")]
+        r, c = next((r, c) for r, row in enumerate(rows) for c, v in enumerate(row) if v != "0")
+        open("decision.txt", "w").write(f"{r} {c}")
+    """))
+    for game in ("cantris", "tsuro", "quoridor"):
+        done = referee("play", game, "--player", "builtin:greedy", "--player", "builtin:random",
+                       "--sandbox", "none", "--quiet", "--out", tmp_path / game)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        checked = referee("replay", tmp_path / game, "--verify")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    series = referee("play", "cantris", "--player", f"{sys.executable} {program}", "--player", "builtin:greedy",
+                     "--sandbox", "none", "--games", "2", "--out", tmp_path / "series")
+    assert series.returncode == 0 and "Traceback" not in series.stderr, series.stderr
+    logs = sorted((tmp_path / "series" / "games").glob("*/log.jsonl"))
+    assert len(logs) == 2
+    assert all(json.loads(line)["verdict"] == "OK" for log in logs for line in log.read_text().splitlines())

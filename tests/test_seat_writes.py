@@ -699,3 +699,40 @@ def test_a_seat_host_told_it_is_pid_1_when_it_is_not_refuses_to_run():
     assert done.returncode == 2, done
     assert b"--pid1 outside a pid namespace of its own" in done.stderr
     assert not done.stdout  # it never answered
+
+
+def test_a_seat_folder_written_by_path_where_folders_cannot_be_held(tmp_path):
+    # Windows (tests/windows_os plays whole matches so): what is in a view's
+    # place is replaced, never written through; an odd decision file is named.
+    from referee.core.seatfiles import PathSeatFolder
+
+    (tmp_path / "players").mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    seat = PathSeatFolder(tmp_path, 1)
+    folder = tmp_path / "players" / "p1"
+    seat.write_views({"Board.txt": "b1\n", "state.json": "{}"}, snapshot_text=SNAPSHOT, upto=2)
+    assert [(folder / n).read_text() for n in ("Board.txt", "step_logs/step_0.txt", "step_logs/step_1.txt")] \
+        == ["b1\n", "board 0\n", "board 1\n"]
+    (folder / "Board.txt").unlink()
+    os.symlink(secret, folder / "Board.txt")
+    (folder / "step_logs" / "step_1.txt").write_text("forged\n")
+    (folder / "decision.txt").write_text("0 0")
+    seat.write_views({"Board.txt": "b2\n", "state.json": "{}"}, snapshot_text=SNAPSHOT, upto=3)
+    assert secret.read_text() == "keep me\n" and (folder / "Board.txt").read_text() == "b2\n"
+    assert seat.take_repairs() == ["Board.txt was a symbolic link", "step_logs/step_1.txt was changed"]
+    assert (folder / "step_logs" / "step_1.txt").read_text() == "board 1\n"
+    assert not (folder / "decision.txt").exists() and seat.read_decision(100) == (None, None)
+    os.symlink(secret, folder / "decision.txt")
+    assert seat.read_decision(100) == (b"", "decision.txt is a symbolic link; write a regular file")
+    os.unlink(folder / "decision.txt")
+    os.mkdir(folder / "decision.txt")
+    assert seat.read_decision(100) == (b"", "decision.txt is a directory, not a regular file")
+    seat.forget_decision()
+    (folder / "decision.txt").write_text("1 2")
+    assert seat.read_decision(100) == (b"1 2", None)
+    assert "decision.txt" in seat.names()
+    (folder / "big").write_bytes(b"0" * (1 << 20))
+    assert seat.usage(None).bytes >= 1 << 20
+    seat.clear()
+    assert sorted(p.name for p in folder.iterdir()) == []

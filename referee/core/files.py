@@ -35,6 +35,19 @@ def write_plain(path: Path, text: str) -> None:
         f.write(text)
 
 
+def write_bytes(path: Path, data: bytes) -> None:
+    """:func:`write_text` of bytes."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def write_text(path: Path, text: str) -> None:
     """Replace ``path`` atomically; on any error (disk full) the temporary
     file is removed and the old file, if any, is left as it was."""

@@ -25,6 +25,8 @@ from .later import NO_SPACE
 from .game import Game, GameState
 
 
+HELD_DIRS = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+"""Whether a folder can be held open and written through (not on Windows)."""
 RESERVE_NAME = ".referee-reserve"
 RESERVE_BYTES = 1 << 20
 """Disk space the match folder holds back from the start, released when a
@@ -68,7 +70,7 @@ class MatchFolder:
             files.write_text(self.root / "board.txt", board_text)
         self._reserve()
         self._log = os.open(self.root / "log.jsonl",
-                            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                            os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
 
     def _reserve(self) -> None:
         """Set :data:`RESERVE_BYTES` aside (really allocated, not a sparse
@@ -139,9 +141,12 @@ class MatchFolder:
         """Through ``step_logs/``'s fd, held from the first snapshot on (see
         :func:`files.replace_at`)."""
         folder = self.root / "step_logs"
+        if not HELD_DIRS:  # (Windows: no directory descriptors)
+            files.write_bytes(folder / name, data)
+            return
         try:
             if self._snapshots is None:
-                self._snapshots = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                self._snapshots = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
             files.replace_at(self._snapshots, name, data)
         except OSError as exc:
             exc.filename = str(folder / name)  # (not the temporary name, relative to an fd)

@@ -29,10 +29,15 @@ from typing import Callable
 
 from . import inotify, trees
 
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+HELD = os.open in os.supports_dir_fd and all(
+    hasattr(os, flag) for flag in ("O_DIRECTORY", "O_NOFOLLOW", "O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC"))
+"""Whether folders can be held open and files reached through them (POSIX);
+on Windows a seat's folder is written by path (:class:`PathSeatFolder`)."""
+DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 # An existing file opened to be written in place: never through a link, never
 # blocking on a fifo (ENXIO when nobody reads it).
-REWRITE_FLAGS = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+REWRITE_FLAGS = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
+    getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 KINDS = {stat.S_IFDIR: "directory", stat.S_IFIFO: "fifo", stat.S_IFSOCK: "socket",
          stat.S_IFCHR: "device", stat.S_IFBLK: "device", stat.S_IFLNK: "symbolic link"}
 
@@ -751,6 +756,145 @@ def _ident(info: os.stat_result) -> tuple[int, int]:
 
 
 DECISION = "decision.txt"
+
+
+class PathSpares(Spares):
+    """Spares where a folder cannot be held (Windows): none are made."""
+
+    def make(self, stock: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class PathSeatFolder(SeatFolder):
+    """:class:`SeatFolder` where a folder cannot be held open and files
+    reached through it (Windows: no ``dir_fd``, ``O_NOFOLLOW`` or
+    ``O_DIRECTORY``): the same files, by their paths.  What is in a file's or
+    folder's place is looked at first (``lstat``): a link, a folder or a
+    hard link where a file belongs is removed, and said so; every file is
+    replaced whole (``os.replace``), never written through.  There is no
+    sandbox there, and a link needs privileges to make."""
+
+    def close(self) -> None:
+        pass
+
+    def usage(self, budget: int | None) -> trees.Usage:
+        return trees.tree_usage(self.path, budget)
+
+    def _folders(self) -> Path:
+        """The seat folder and its step_logs/, real folders."""
+        for folder, label in ((self.path, f"players/{self._name}/"), (self.path / "step_logs", "step_logs/")):
+            try:
+                info: os.stat_result | None = os.lstat(folder)
+            except FileNotFoundError:
+                info = None
+            if info is not None and not stat.S_ISDIR(info.st_mode):
+                self.repairs.append(f"{label} was a {kind_of(info.st_mode)}")
+                trees.remove_tree(folder)
+                info = None
+            if info is None:
+                folder.mkdir(parents=True, exist_ok=True)
+        return self.path / "step_logs"
+
+    def _replace(self, path: Path, data: bytes, label: str) -> tuple[int, int, int]:
+        try:
+            info: os.stat_result | None = os.lstat(path)
+        except FileNotFoundError:
+            info = None
+        if info is not None and (not stat.S_ISREG(info.st_mode) or info.st_nlink != 1):
+            self.repairs.append(f"{label} was a " + (kind_of(info.st_mode) if not stat.S_ISREG(info.st_mode)
+                                                      else "hard link to another file"))
+            trees.remove_tree(path)
+        from .files import write_bytes
+
+        write_bytes(path, data)
+        info = os.lstat(path)
+        return info.st_ino, info.st_size, info.st_mtime_ns
+
+    def write_views(self, files: dict[str, str], snapshot_text=None, upto: int = 0) -> None:
+        logs = self._folders()
+        for name, text in files.items():
+            self._replace(self.path / name, text.encode("utf-8"), name)
+        self.forget_decision()
+        if snapshot_text is not None:
+            self._snapshots(logs, snapshot_text, upto, self.check_snapshots)
+
+    def add_snapshots(self, snapshot_text, upto: int) -> None:
+        self._snapshots(self._folders(), snapshot_text, upto, False)
+
+    def reserve_snapshot(self, k: int) -> None:
+        pass  # (made ahead to save a creation on ext4's critical path; here it is made when due)
+
+    def forget_decision(self) -> None:
+        decision = self.path / DECISION
+        if os.path.lexists(decision):
+            trees.remove_tree(decision)
+
+    def _snapshots(self, logs: Path, snapshot_text, upto: int, check: bool) -> None:
+        for k in range(upto):
+            name = f"step_{k}.txt"
+            known = self._written.get(k)
+            if known is not None:
+                if not check:
+                    continue
+                try:
+                    info = os.lstat(logs / name)
+                    if (info.st_ino, info.st_size, info.st_mtime_ns) == known and stat.S_ISREG(info.st_mode):
+                        continue
+                except FileNotFoundError:
+                    pass
+                self.repairs.append(f"step_logs/{name} was changed")
+            self._written[k] = self._replace(logs / name, snapshot_text(k).encode("utf-8"), f"step_logs/{name}")
+
+    def names(self, since: float = 0.0) -> list[str]:
+        try:
+            with os.scandir(self.path) as entries:
+                return [entry.name for entry in entries if entry.stat(follow_symlinks=False).st_mtime >= since]
+        except OSError:
+            return []
+
+    def read_decision(self, cap: int) -> tuple[bytes | None, str | None]:
+        path = self.path / DECISION
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            return b"", f"{DECISION} cannot be read: {exc.strerror or exc}"
+        if stat.S_ISLNK(info.st_mode):
+            return b"", f"{DECISION} is a symbolic link; write a regular file"
+        if not stat.S_ISREG(info.st_mode):
+            return b"", f"{DECISION} is a {kind_of(info.st_mode)}, not a regular file"
+        if info.st_nlink != 1:
+            return b"", f"{DECISION} is a hard link to another file"
+        try:
+            with open(path, "rb") as f:
+                return f.read(cap + 1), None
+        except OSError as exc:
+            return b"", f"{DECISION} cannot be read: {exc.strerror or exc}"
+
+    def clear(self, keep: tuple[str, ...] = ("stdout.txt", "stderr.txt"), keep_bytes: int = 1 << 20) -> None:
+        self._written.clear()
+        self._reserved.clear()
+        try:
+            with os.scandir(self.path) as entries:
+                found = [(entry.name, entry.path) for entry in entries]
+        except OSError:
+            return
+        for name, path in found:
+            if name not in keep:
+                trees.remove_tree(Path(path))
+                continue
+            with contextlib.suppress(OSError):
+                if os.lstat(path).st_size > keep_bytes and stat.S_ISREG(os.lstat(path).st_mode):
+                    os.truncate(path, keep_bytes)
+
+
+if not HELD:  # (Windows) every seat folder and its spares by path
+    SeatFolder = PathSeatFolder  # type: ignore[misc]  # noqa: F811
+    Spares = PathSpares  # type: ignore[misc]  # noqa: F811
 
 
 def _snapshot_number(name: str) -> int | None:
