@@ -36,7 +36,8 @@ def write_plain(path: Path, text: str) -> None:
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    """:func:`write_text` of bytes."""
+    """Replace ``path`` atomically; on any error (disk full) the temporary
+    file is removed and the old file, if any, is left as it was."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         with open(tmp, "wb") as f:
@@ -49,17 +50,8 @@ def write_bytes(path: Path, data: bytes) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Replace ``path`` atomically; on any error (disk full) the temporary
-    file is removed and the old file, if any, is left as it was."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """:func:`write_bytes` of ``text`` in UTF-8, its newlines as they are."""
+    write_bytes(path, text.encode("utf-8"))
 
 
 def replace_at(folder: int, name: str, data: bytes) -> None:
