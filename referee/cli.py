@@ -16,7 +16,7 @@ from referee.core.errors import InputError, not_utf8
 from referee.core.numbers import shown_value
 from referee.core.settings import LIMIT_KEYS, env_names, key_line, load_yaml, parse_assignment, seed_value
 from referee.core.visible import visible
-from referee.time_limit import ALIAS, from_flags, one_limit
+from referee.core.limits_given import ALIAS, from_flags, one_limit
 
 
 def fail(error: Exception) -> None:

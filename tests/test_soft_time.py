@@ -1,7 +1,7 @@
 """``time_limit`` is another name for ``soft_time``: every reader (play's
 flags and --config, check-bot's flags, tournament and grading configs) takes
 both only with the same value, and refuses two values in the same words, at
-the file and line of the one given later in the file (referee/time_limit.py)."""
+the file and line of the one given later in the file (referee/core/limits_given.py)."""
 from __future__ import annotations
 
 import pytest

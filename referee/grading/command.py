@@ -43,7 +43,7 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
     from .check_bot import check_bot
     from .submission import SubmissionError, build, stage
 
-    from referee.time_limit import from_flags
+    from referee.core.limits_given import from_flags
 
     flags = [parse_assignment(a) for a in assignments]
     settings = dict(flags)

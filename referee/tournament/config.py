@@ -28,7 +28,7 @@ from referee.core.rng import derived_key, derived_rng
 from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
-from referee.time_limit import ALIAS, one_limit
+from referee.core.limits_given import ALIAS, one_limit
 
 from .formats import FORMATS, swiss_max_rounds
 
@@ -358,7 +358,7 @@ def config_limits(r: _Reader) -> dict[str, Any]:
     """A tournament's or grading config's ``limits:`` as given, but
     ``time_limit`` read as ``soft_time``.  Two different values of one limit
     (``time_limit`` and ``soft_time``, or a limit among ``settings:`` too) are
-    one line at the later one's line, in play's words (referee.time_limit)."""
+    one line at the later one's line, in play's words (referee.core.limits_given)."""
     limits = dict(r.get("limits", dict, {}))
     settings = r.get("settings", dict, {})
 

@@ -1,5 +1,6 @@
-"""``time_limit`` is another name for the limit ``soft_time``; and a config
-may give any limit twice (``settings:`` and ``limits:``).
+"""Limits as configs and flags give them: ``time_limit`` is another name for
+the limit ``soft_time``, and a config may give any limit twice
+(``settings:`` and ``limits:``).
 
 A soft time limit can be given more than once in one place: a config's
 ``time_limit:`` and ``limits: {soft_time: ...}``, ``play``'s ``--time-limit``
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from referee.core.errors import InputError
-from referee.core.numbers import NumberError, decimal, shown_value
+from .errors import InputError
+from .numbers import NumberError, decimal, shown_value
 
 ALIAS = "time_limit"
 
