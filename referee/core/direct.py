@@ -140,20 +140,18 @@ class Borrowed:
         reply = seathost._blank_reply(restarted=False)
         reply.update(exit=0, wall=wall, cpu=max(0.0, used - player.cpu_mark), peak_kb=peak)
         player.cpu_mark = used
-        # A process of the step may have woken it (SIGCONT) since its freeze,
-        # and be gone or swept now: stopped again, and whatever it started
-        # meanwhile swept, until nothing of the seat runs.
-        for _ in range(8):
-            if count() != self.baseline:
-                killed = sweep()
-                if killed is None:
-                    return None, None  # the host is gone: the caller abandons the seat
-                reply["killed"] += killed
-                if killed:  # what they used is this step's, not a credit for the next
-                    player.cpu_mark = player.cpu()
+        def swept() -> int | None:  # (by its host, only if the step left more processes than it found)
+            if count() == self.baseline:
+                return 0
+            killed = sweep()
+            if killed is not None:
                 self.baseline = count()
-            if not player.refreeze():
-                break
+            return killed
+
+        killed = player.sweep_frozen(swept)
+        if killed is None:
+            return None, None  # the host is gone: the caller abandons the seat
+        reply["killed"] = killed
         self.outputs.finish(reply, out, err, out_start, err_start, output_kb)
         reply["keep"] = player.lendable() and not self._dead()
         return reply, None

@@ -975,6 +975,25 @@ class Persistent:
             _stopped(pid, False)
         return woken
 
+    def sweep_frozen(self, sweep, rounds: int = 8) -> int | None:
+        """Sweep the seat around the frozen player (``sweep()``: how many it
+        killed, None if it could not), and again each time a process of the
+        step had woken the player since its freeze (a SIGCONT): stopped
+        again, until nothing of the seat runs (at most ``rounds`` sweeps).
+        How many were killed in all; what they used is this step's, not a
+        credit for the next (the CPU mark is read again)."""
+        killed = 0
+        for _ in range(rounds):
+            got = sweep()
+            if got is None:
+                return None
+            killed += got
+            if not self.refreeze():  # (a process stuck in the kernel shows stopped only once out)
+                break
+        if killed:
+            self.cpu_mark = self.cpu()
+        return killed
+
     def lendable(self) -> bool:
         """Whether the referee's worker may drive its next steps itself
         (see :func:`lend`): one process, frozen while it waited for a
@@ -1219,13 +1238,7 @@ def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: in
         reply["peak_kb"] = player.peak_kb()
         reply["exit"] = 0
         player.freeze()  # first, so that it starts nothing while the rest is swept
-        reply["killed"] = sweep_except(pid1, player.members)
-        for _ in range(8):  # (a process stuck in the kernel shows stopped only once out)
-            if not player.refreeze():  # woken by what the sweep killed? It may have started more
-                break
-            reply["killed"] += sweep_except(pid1, player.members)
-        if reply["killed"]:  # what they used is charged to this step, not a credit for the next
-            player.cpu_mark = player.cpu()
+        reply["killed"] = player.sweep_frozen(lambda: sweep_except(pid1, player.members))
         lend(req, reply, player)
     else:
         if status is None:
