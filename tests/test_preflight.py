@@ -269,6 +269,6 @@ def test_the_scan_is_quiet_on_good_sources_and_never_fails_on_odd_files(tmp_path
 
 
 def test_the_protocol_names_the_scan_knows_are_the_ones_the_referee_uses():
-    from referee.core import match, players, preflight
+    from referee.core import players, preflight
 
-    assert set(preflight.PROTOCOL_FILES) == {*match._VIEWS, players.DECISION_FILE}
+    assert set(preflight.PROTOCOL_FILES) == {"Board.txt", "state.json", players.DECISION_FILE}

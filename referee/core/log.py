@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 import yaml
 
-from . import files
+from . import files, seatfiles
 from .errors import InputError, not_utf8
 from .numbers import shown_value
 from .settings import key_line
@@ -25,8 +25,6 @@ from .later import NO_SPACE
 from .game import Game, GameState
 
 
-HELD_DIRS = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
-"""Whether a folder can be held open and written through (not on Windows)."""
 RESERVE_NAME = ".referee-reserve"
 RESERVE_BYTES = 1 << 20
 """Disk space the match folder holds back from the start, released when a
@@ -141,7 +139,7 @@ class MatchFolder:
         """Through ``step_logs/``'s fd, held from the first snapshot on (see
         :func:`files.replace_at`)."""
         folder = self.root / "step_logs"
-        if not HELD_DIRS:  # (Windows: no directory descriptors)
+        if not seatfiles.HELD:  # (Windows: no directory descriptors)
             files.write_bytes(folder / name, data)
             return
         try:

@@ -29,7 +29,7 @@ from .log import MatchFolder, state_hash
 from .players import Agent, ProcessAgent, Reply, close_agents, land_seats, make_agent, start_seats
 from .sandbox import Sandbox
 from .textgrid import MAX_DECISION_CHARS, read_board_file
-from .seatfiles import SeatFolder, Spares
+from .seatfiles import DECISION, VIEWS, SeatFolder, Spares
 from .rng import chance_seed, derived_rng, match_key
 from .runner import Limits, RunResult, unsupported_limits
 from .verdicts import Verdict, describe_exit, process_fault
@@ -692,7 +692,6 @@ def _py_where(stderr: str) -> str:
 # PermissionError, OSError), Node's (ENOENT ..., open 'x') and Java's.
 _FAILED_PATH = re.compile(r"(?:No such file or directory|Read-only file system|Permission denied)"
                           r"(?::|, open) '([^'\n]+)'|FileNotFoundException: (\S+) \(", re.IGNORECASE)
-_VIEWS = ("Board.txt", "state.json")
 # A program that reads stdin (stdin is closed): Python's input(), Java's Scanner.
 _READ_STDIN = re.compile(r"EOFError: EOF when reading a line|java\.util\.NoSuchElementException")
 
@@ -710,13 +709,13 @@ def _path_hint(reply: Reply) -> str:
     path = "".join(found[-1])
     name = re.split(r"[\\/]", path)[-1]
     folder = path[:-len(name)]
-    proper = next((view for view in _VIEWS if view.lower() == name.lower()), None)
+    proper = next((view for view in VIEWS if view.lower() == name.lower()), None)
     if proper is not None and name != proper:
         return f"; the file is {proper}: file names are case-sensitive"
-    if name in (*_VIEWS, "decision.txt") and folder not in ("", "./", ".\\"):
+    if name in (*VIEWS, DECISION) and folder not in ("", "./", ".\\"):
         return (f"; the program runs in its own seat folder (Board.txt, state.json and decision.txt "
                 f"are there): open {name!r} by its name alone, not {visible(path[:80])!r}")
-    if name in _VIEWS:  # the referee wrote it where the program started: it went elsewhere
+    if name in VIEWS:  # the referee wrote it where the program started: it went elsewhere
         return (f"; {name} is in the folder the program starts in (its seat folder): did it change "
                 "folder (os.chdir, cd)?")
     beside = next((d for d in reply.program_dirs if not folder and os.path.isfile(os.path.join(d, name))), None)

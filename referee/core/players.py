@@ -17,10 +17,9 @@ from . import cgroups, seats, warmseats
 from .runner import Limits, RunResult, run_process
 from .interpreter import PYTHON
 from .sandbox import Sandbox, player_environment
-from .seatfiles import SeatFolder
+from .seatfiles import DECISION as DECISION_FILE, SeatFolder
 from .seats import SeatHost
 
-DECISION_FILE = "decision.txt"
 PERSISTENT = "persistent:"
 DECISION_CAP = 64 * 1024  # a longer decision file is MALFORMED, and never read whole
 FILE_CLOCK_SLACK = 0.01  # a file's time runs on the kernel's coarse clock: up to a tick behind time.time()

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .errors import InputError
+from .seatfiles import DECISION, VIEWS
 
 WINDOWS = os.name == "nt"
 
@@ -84,10 +85,9 @@ def stale_binary(argv: list[str], base_dir: Path) -> str | None:
 
 
 # The names the protocol gives the files of a seat folder, as the referee
-# writes and reads them (match.py's views, players.DECISION_FILE; a test keeps
-# them in step): a program's source that names one in another case, or in
-# another folder, reads nothing or writes where no one looks.
-PROTOCOL_FILES = ("Board.txt", "state.json", "decision.txt")
+# writes and reads them: a program's source that names one in another case,
+# or in another folder, reads nothing or writes where no one looks.
+PROTOCOL_FILES = (*VIEWS, DECISION)
 SNAPSHOTS = "step_logs"      # step_logs/step_<k>.txt
 SNAPSHOT_PREFIX = "step_"
 _SOURCE_SUFFIXES = frozenset((".py", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".java", ".js", ".ts",

@@ -29,7 +29,7 @@ from typing import Callable
 
 from . import inotify, trees
 
-HELD = os.open in os.supports_dir_fd and all(
+HELD = trees.FD_BASED and all(
     hasattr(os, flag) for flag in ("O_DIRECTORY", "O_NOFOLLOW", "O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC"))
 """Whether folders can be held open and files reached through them (POSIX);
 on Windows a seat's folder is written by path (:class:`PathSeatFolder`)."""
@@ -40,6 +40,15 @@ REWRITE_FLAGS = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONB
     getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 KINDS = {stat.S_IFDIR: "directory", stat.S_IFIFO: "fifo", stat.S_IFSOCK: "socket",
          stat.S_IFCHR: "device", stat.S_IFBLK: "device", stat.S_IFLNK: "symbolic link"}
+
+
+def _stamp(info: os.stat_result) -> tuple[int, int, int]:
+    """What says a file is still the one written: (inode, size, mtime_ns)."""
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _as_stamped(info: os.stat_result, known: tuple[int, int, int]) -> bool:
+    return _stamp(info) == known and stat.S_ISREG(info.st_mode)
 
 
 def kind_of(mode: int) -> str:
@@ -86,7 +95,7 @@ def write_at(parent: int, name: str, data: bytes, repairs: list[str], label: str
         repairs.append(f"{label} was a {kind_of(before.st_mode)}")
         _remove(parent, name)
         os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    return info.st_ino, info.st_size, info.st_mtime_ns
+    return _stamp(info)
 
 
 def _new_file(parent: int, name: str, data: bytes) -> os.stat_result:
@@ -141,7 +150,7 @@ def rewrite_at(parent: int, name: str, data: bytes, repairs: list[str], label: s
             if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
                 _overwrite(fd, data, info.st_size)
                 info = os.fstat(fd)
-                return info.st_ino, info.st_size, info.st_mtime_ns
+                return _stamp(info)
             kind = "hard link to another file" if stat.S_ISREG(info.st_mode) else kind_of(info.st_mode)
             repairs.append(f"{label} was a {kind}")
         finally:
@@ -157,7 +166,7 @@ def create_at(parent: int, name: str, data: bytes, repairs: list[str],
         info = _new_file(parent, name, data)
     except FileExistsError:
         return write_at(parent, name, data, repairs, label)
-    return info.st_ino, info.st_size, info.st_mtime_ns
+    return _stamp(info)
 
 
 class Spares:
@@ -222,7 +231,7 @@ class Spares:
             raise
         finally:
             os.close(fd)
-        return info.st_ino, info.st_size, info.st_mtime_ns
+        return _stamp(info)
 
     def close(self) -> None:
         """Remove the spares left over (the match is over)."""
@@ -248,7 +257,7 @@ class SeatFolder:
     folder: Path | None = None
     repairs: list[str] = field(default_factory=list)
     _written: dict[int, tuple[int, int, int]] = field(default_factory=dict)
-    _reserved: set[int] = field(default_factory=set)  # snapshots created empty, to fill
+    _reserved: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # created empty, to fill: stamps
     _held: tuple[int, int, int, int] | None = None  # (match root, players, seat, step_logs) fds
     _idents: list[tuple[int, int]] = field(default_factory=list)
     _views: dict[str, tuple[int, tuple[int, int]]] = field(default_factory=dict)  # name: (fd, _ident)
@@ -267,7 +276,6 @@ class SeatFolder:
     _trusted: bool = False  # every change since the last check of all is in the watch's events
     _costs: dict[int, int] = field(default_factory=dict)  # snapshot number: its disk cost, as written
     _cost_total: int = 0
-    _reserved_at: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # as _written, for _reserved
     _complete_below: int = 0  # every snapshot below this number is written (or reserved)
 
     @property
@@ -424,14 +432,14 @@ class SeatFolder:
                 self._suspect.discard(k)
 
     def _as_written(self, logs: int, k: int) -> bool:
-        known = self._written.get(k) or self._reserved_at.get(k)
+        known = self._written.get(k) or self._reserved.get(k)
         if known is None:
             return False
         try:
             info = os.stat(f"step_{k}.txt", dir_fd=logs, follow_symlinks=False)
         except OSError:
             return False
-        return (info.st_ino, info.st_size, info.st_mtime_ns) == known and stat.S_ISREG(info.st_mode)
+        return _as_stamped(info, known)
 
     def usage(self, budget: int | None) -> trees.Usage:
         """What the seat folder occupies on the disk (stopping past
@@ -469,7 +477,6 @@ class SeatFolder:
         self._written.clear()
         self._reserved.clear()
         self._costs.clear()
-        self._reserved_at.clear()
         self._opened.clear()
         self._cost_total, self._complete_below, self._strays = 0, 0, False
         try:
@@ -561,11 +568,9 @@ class SeatFolder:
                          | os.O_CLOEXEC, 0o644, dir_fd=logs)
         except OSError:
             return  # something is there: the step replaces it
-        info = os.fstat(fd)
+        self._reserved[k] = _stamp(os.fstat(fd))
         os.close(fd)
-        self._reserved.add(k)
         if self.check_snapshots:
-            self._reserved_at[k] = (info.st_ino, info.st_size, info.st_mtime_ns)
             if self._watching(logs):
                 self._watch_file(logs, k)
                 self._settle(logs)
@@ -604,7 +609,7 @@ class SeatFolder:
                 why = "was changed"
                 try:
                     info = os.stat(name, dir_fd=logs, follow_symlinks=False)
-                    if (info.st_ino, info.st_size, info.st_mtime_ns) == known and stat.S_ISREG(info.st_mode):
+                    if _as_stamped(info, known):
                         if not watched or k not in self._opened:
                             continue
                         why = _unlike(logs, name, snapshot_text(k).encode("utf-8"))
@@ -623,9 +628,7 @@ class SeatFolder:
             if k in self._written:
                 continue
             name = f"step_{k}.txt"
-            if k in self._reserved:
-                self._reserved.discard(k)
-                self._reserved_at.pop(k, None)
+            if self._reserved.pop(k, None) is not None:
                 self._written[k] = rewrite_at(logs, name, snapshot_text(k).encode("utf-8"),
                                               self.repairs, f"step_logs/{name}")
             else:
@@ -756,6 +759,7 @@ def _ident(info: os.stat_result) -> tuple[int, int]:
 
 
 DECISION = "decision.txt"
+VIEWS = ("Board.txt", "state.json")  # what the referee writes there before each step (Match._write_player_files)
 
 
 class PathSpares(Spares):
@@ -811,7 +815,7 @@ class PathSeatFolder(SeatFolder):
 
         write_bytes(path, data)
         info = os.lstat(path)
-        return info.st_ino, info.st_size, info.st_mtime_ns
+        return _stamp(info)
 
     def write_views(self, files: dict[str, str], snapshot_text=None, upto: int = 0) -> None:
         logs = self._folders()
@@ -841,7 +845,7 @@ class PathSeatFolder(SeatFolder):
                     continue
                 try:
                     info = os.lstat(logs / name)
-                    if (info.st_ino, info.st_size, info.st_mtime_ns) == known and stat.S_ISREG(info.st_mode):
+                    if _as_stamped(info, known):
                         continue
                 except FileNotFoundError:
                     pass
