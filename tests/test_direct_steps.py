@@ -55,7 +55,9 @@ CASES = [
      {"cpu_time": 1, "soft_time": 30, "hard_time": 30}, ("auto",)),
     ("stops itself", "os.kill(os.getpid(), signal.SIGSTOP)", "pass", {"soft_time": 2, "hard_time": 3}, ("auto",)),
     ("says done twice", "pass", "print('done', flush=True)", {}, ("auto",)),
-    ("kills its host", "os.kill(os.getppid(), signal.SIGKILL)", "pass", {}, ("none",)),
+    # (Once its decision is saved: killed before it, the player races the
+    # host's death to its decision file, through the host.)
+    ("kills its host", "pass", "os.kill(os.getppid(), signal.SIGKILL)", {}, ("none",)),
     ("execs itself", "os.execv(sys.executable, [sys.executable, sys.argv[0]])", "pass",
      {"soft_time": 2, "hard_time": 3}, ("auto",)),
     ("forks a child that takes its next request", "pass",
