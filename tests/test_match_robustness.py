@@ -2,6 +2,7 @@
 kept, and no player process is left behind."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,7 +12,8 @@ import time
 import pytest
 import yaml
 
-from conftest import interruptible
+from conftest import BOARDS, PYTHON_SDK, interruptible
+from referee.core import seats
 from referee.core.match import Match, MatchSpec, Observer, RefereeError, prepare
 from referee.games.cantris.rules import CantrisState
 
@@ -35,6 +37,55 @@ def test_a_bug_in_game_code_keeps_the_log_and_says_where(tmp_path, monkeypatch):
     result = yaml.safe_load((out / "result.yaml").read_text())
     assert result["reason"].startswith("referee error at step 3") and result["winner"] is None
     assert "ZeroDivisionError" in (out / "referee-error.txt").read_text()
+
+
+@pytest.mark.skipif(not seats.available(), reason="kept-alive players need a seat host")
+def test_a_bug_in_game_code_keeps_the_snapshots_of_the_logged_steps_with_kept_alive_players(tmp_path, monkeypatch):
+    # A kept-alive player's step leaves the writes of the step before it
+    # undone when it answers first (core.later: they wait one more step).  A
+    # match that stops on an error still writes them on its way out: every
+    # logged step has its snapshot, in the match folder and in each seat.
+    program = tmp_path / "first_cell.py"
+    program.write_text(FIRST_CELL)
+    out = tmp_path / "m"
+    player = f"persistent:{sys.executable} {program}"
+    prepared = prepare(MatchSpec("cantris", [player, player], out=out, seed=1,
+                                 board=BOARDS / "cantris" / "10x5-1.txt"))
+    real_apply = CantrisState.apply
+    calls = []
+
+    def failing_apply(self, player, decision):
+        calls.append(decision)
+        if len(calls) == 7:
+            raise ZeroDivisionError("boom")
+        return real_apply(self, player, decision)
+
+    monkeypatch.setattr(CantrisState, "apply", failing_apply)
+    with pytest.raises(RefereeError, match=r"internal error at step 7 .*log up to step 6 is kept"):
+        Match(prepared, Observer()).run()
+    records = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert [r["verdict"] for r in records] == ["OK"] * 6, records
+    assert {f"step_{k}.txt" for k in range(7)} <= {p.name for p in (out / "step_logs").iterdir()}
+    for seat in ("p1", "p2"):
+        written = {p.name for p in (out / "players" / seat / "step_logs").iterdir() if p.stat().st_size}
+        assert {f"step_{k}.txt" for k in range(6)} <= written, (seat, sorted(written))
+
+
+FIRST_CELL = f"""
+import sys
+sys.path.insert(0, {str(PYTHON_SDK)!r})
+from referee_sdk import read_board, run, save_decision
+
+def play_games(step):
+    board = read_board()
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v:
+                save_decision(r, c)
+                return
+
+run(play_games)
+"""
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="Linux process semantics")

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import BOARDS, PYTHON_SDK, ROOT, assert_verifies, play_match, read_log, referee
 from referee.core import seats
+from referee.core.later import Later
 from referee.core.runner import Limits
 from referee.core.sandbox import NONE
 from referee.core.seats import SeatHost
@@ -302,10 +303,11 @@ def _counters_match(tmp_path, make_player) -> tuple[list[dict], Path]:
 def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, monkeypatch, direct):
     # What only the first step had to do is done before its clock starts: the
     # player started and idle (start_ms), the host told the whole environment.
-    # The referee's own writes overlap no kept-alive player's step (see
-    # core.later): started at step 1's hand-over, the thread that did them
-    # held the first reply for 55-60 ms (150+ on a busy machine), and player
-    # 1 was LATE at step 1 under --time-limit 0.1 through no fault of its own.
+    # No kept-alive player's step hands the referee's own writes to a thread
+    # (see core.later): started at step 1's hand-over, the thread that did
+    # them held the first reply for 55-60 ms (150+ on a busy machine), and
+    # player 1 was LATE at step 1 under --time-limit 0.1 through no fault of
+    # its own.  Every step, the first too, has them done as Later.until does.
     # With the player lent to the worker (direct.py, where a control group
     # holds the seat), its ordinary steps, the first one too, are no request
     # to the host at all.
@@ -329,7 +331,8 @@ def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, m
     records, _ = _counters_match(tmp_path, make_player)
     firsts = [next(i for i, r in enumerate(records) if r["player"] == seat) for seat in (1, 2)]
     assert [i for i, r in enumerate(records) if "start_ms" in r] == sorted(firsts)
-    assert len(overlapped) == len(records) and not any(overlapped), overlapped
+    assert len(overlapped) == len(records), overlapped
+    assert all(getattr(meanwhile, "__func__", None) is Later.until for meanwhile in overlapped), overlapped
     steps = [request for request in requests if request.get("persistent")]
     if direct == "on" and cgroups.available():
         assert steps == [], steps  # every step played by the worker, none through a host
@@ -341,22 +344,36 @@ def test_the_first_step_is_handed_over_as_any_later_one(tmp_path, make_player, m
 
 
 @pytest.mark.parametrize("direct", ["on", "off"])
-def test_the_referees_own_writes_are_done_between_a_kept_alive_players_steps(tmp_path, make_player,
-                                                                            monkeypatch, direct):
+def test_a_kept_alive_players_step_overlaps_the_referees_writes_until_its_answer_comes(
+        tmp_path, make_player, monkeypatch, direct):
     # The writes a step leaves (the match folder's snapshot, the other seats'
-    # views, the decision removed: core.later) were done on a thread while the
-    # next player ran.  A kept-alive player's step is over in ~0.2 ms, before
-    # them: they ran into its reply, and the GIL they held counted in its
-    # time (the median logged step of a series was 0.4 ms, against 0.2 now).
-    # Spawned players, whose steps take milliseconds, still overlap them.
+    # views, the decision removed: core.later) are done while the next player
+    # runs.  On a thread they ran into a kept-alive player's reply (its step is
+    # over in ~0.2 ms), and the GIL they held counted in its time; done in
+    # line before its step, they were on every step's critical path.  Now the
+    # match does them itself while it waits, one at a time, until the answer
+    # comes.  This player answers step k only once the match folder's snapshot
+    # of step k-1 is there: so that write is done during its step, on the
+    # match's own thread, and a line the player prints first (its "call"
+    # line) is not taken for its answer.  On the old code the snapshot was
+    # there before the step.
+    import threading
+
     from referee.core.log import MatchFolder
+    from referee.core.match import MatchSpec, run_match
     from referee.core.players import ProcessAgent
-    from referee.core.seatfiles import SeatFolder
 
     monkeypatch.setenv("REFEREE_DIRECT_STEPS", direct)
-    stepping: list[int] = []  # the steps in progress (0 or 1 of them)
-    seen: list[tuple[str, bool]] = []
-    decide = ProcessAgent.decide
+    out = tmp_path / "m"
+    waits = ("if step > 1:\n"
+             f"        snapshot = {str(out / 'step_logs')!r} + f'/step_{{step - 1}}.txt'\n"
+             "        end = time.monotonic() + 20\n"
+             "        while not os.path.exists(snapshot) and time.monotonic() < end: time.sleep(0.001)\n"
+             "        print('waited', 'found' if os.path.exists(snapshot) else 'not found', flush=True)")
+    program = f"persistent:{_program(make_player, misbehave=waits)}"
+    stepping: list[int] = []  # the step in progress (0 or 1 of them)
+    written: dict[int, tuple[list[int], int]] = {}  # snapshot: (steps in progress, thread)
+    decide, write = ProcessAgent.decide, MatchFolder.write_snapshot
 
     def recording_decide(self, workdir, step, *args):
         stepping.append(step)
@@ -365,20 +382,20 @@ def test_the_referees_own_writes_are_done_between_a_kept_alive_players_steps(tmp
         finally:
             stepping.pop()
 
-    def recorded(name, write):
-        def recording(*args, **kwargs):
-            seen.append((name, bool(stepping)))
-            return write(*args, **kwargs)
-        return recording
+    def recording_write(self, step, text):
+        written[step] = (list(stepping), threading.get_ident())
+        return write(self, step, text)
 
     monkeypatch.setattr(ProcessAgent, "decide", recording_decide)
-    for owner, name in ((MatchFolder, "write_snapshot"), (SeatFolder, "add_snapshots"),
-                        (SeatFolder, "forget_decision"), (SeatFolder, "reserve_snapshot")):
-        monkeypatch.setattr(owner, name, recorded(name, getattr(owner, name)))
-    records, out = _counters_match(tmp_path, make_player)
-    assert {name for name, _ in seen} == {"write_snapshot", "add_snapshots", "forget_decision",
-                                         "reserve_snapshot"}, seen
-    assert [name for name, during in seen if during] == []
+    monkeypatch.setattr(MatchFolder, "write_snapshot", recording_write)
+    run_match(MatchSpec("cantris", [program, program], board=BOARDS / "cantris" / "8x4-1.txt",
+                        seed=4, out=out, sandbox="none"))
+    records = read_log(out)
+    assert len(records) > 4 and all(r["verdict"] == "OK" for r in records), records
+    assert all("waited found" in r["stdout"] for r in records[1:]), [r.get("stdout") for r in records]
+    main = threading.get_ident()
+    for k in range(1, len(records)):
+        assert written[k] == ([k + 1], main), (k, written[k])
     assert_verifies(out)
 
 

@@ -485,6 +485,86 @@ def test_later_in_line_runs_after_what_was_handed_over_and_keeps_a_full_disks_jo
         later.close()
 
 
+def test_later_until_does_the_jobs_while_no_answer_came_and_leaves_the_rest_one_step():
+    # A kept-alive player's step: the jobs are done on the calling thread, one
+    # at a time, each only while ready() says that no answer came; what is
+    # left is done at the next step's start (stale), not later.
+    import threading
+
+    done: list[tuple[str, int]] = []
+    later = Later(threaded=True)
+    answers = iter([False, False, True])
+    try:
+        for name in ("a", "b", "c", "d"):
+            later.submit(1, lambda name=name: done.append((name, threading.get_ident())))
+        later.until(lambda: next(answers))  # the answer came after two jobs
+        assert done == [("a", threading.get_ident()), ("b", threading.get_ident())]
+        later.submit(2, lambda: done.append(("e", 0)))  # the step's own jobs, for the next one
+        later.stale()  # the next step's start: what the last one left, not the new job
+        assert [name for name, _ in done] == ["a", "b", "c", "d"]
+        later.until(lambda: True)  # answered at once: the new job waits one step
+        assert len(done) == 4
+        later.stale()
+        assert [name for name, _ in done] == ["a", "b", "c", "d", "e"]
+        later.wait()
+        # Waiting for a seat does its queued jobs in line, and only those.
+        later.submit(1, lambda: done.append(("f", 0)))
+        later.submit(2, lambda: done.append(("g", 0)))
+        later.wait(2)
+        assert [name for name, _ in done[5:]] == ["g"]
+        later.wait()
+        assert [name for name, _ in done[5:]] == ["g", "f"]
+    finally:
+        later.close()
+
+
+def test_later_until_keeps_errors_for_wait_and_hands_slow_jobs_to_the_thread(monkeypatch):
+    from referee.core import later as later_mod
+
+    done: list[str] = []
+    later = Later(threaded=True)
+    try:
+        def broken() -> None:
+            raise ValueError("a bug in a write")
+
+        later.submit(1, broken)
+        later.submit(2, lambda: done.append("after"))
+        later.until(lambda: False)  # the player's step goes on: nothing raised here
+        with pytest.raises(ValueError, match="a bug"):
+            later.wait()
+        assert done == []  # (the first error stops a batch, as on the thread)
+
+        disk = {"full": True}
+
+        def write() -> None:
+            if disk["full"]:
+                raise OSError(28, "No space left on device")
+            done.append("written")
+
+        later.submit(1, write)
+        later.until(lambda: False)
+        disk["full"] = False
+        later.wait(1)  # a full disk's job is run again, in line
+        assert done == ["written"]
+
+        # A job that took long (a slow disk) sends the rest, and every later
+        # step's, to the thread, whose file operations release the GIL.
+        monkeypatch.setattr(later_mod, "SLOW_S", -1.0)
+        import threading
+        threads: list[int] = []
+        later.submit(1, lambda: threads.append(threading.get_ident()))
+        later.submit(1, lambda: threads.append(threading.get_ident()))
+        later.until(lambda: False)
+        later.wait()
+        assert threads[0] == threading.get_ident() and threads[1] != threading.get_ident(), threads
+        later.submit(1, lambda: threads.append(threading.get_ident()))
+        later.until(lambda: False)
+        later.wait()
+        assert threads[2] != threading.get_ident()
+    finally:
+        later.close()
+
+
 def test_a_full_disk_in_a_later_write_ends_the_match_with_one_line(tmp_path, monkeypatch):
     """An error in a write done on the worker thread (the match's snapshot)
     surfaces as the match folder's error, with the log kept."""

@@ -36,6 +36,7 @@ import time
 from typing import Callable
 
 from . import seathost
+from .later import Meanwhile
 
 ENV = "REFEREE_DIRECT_STEPS"
 
@@ -85,7 +86,7 @@ class Borrowed:
         return any(fd == self.pidfd for fd, _ in self.poller.poll(0))
 
     def step(self, k: int, hard: float, rlimits: dict, stdout: str, stderr: str, output_kb: int,
-             started: float, meanwhile: Callable[[], None] | None,
+             started: float, meanwhile: Meanwhile | None,
              count: Callable[[], int | None], sweep: Callable[[], int | None]) -> tuple[dict | None, dict | None]:
         """Play step ``k``: (the host's reply as it would have sent it, None)
         when the step ended ordinarily (``reply["keep"]``: whether the next
@@ -108,14 +109,25 @@ class Borrowed:
         except OSError:  # its stdin closed or full: the host's
             return None, {"sync": self.sync(stdout, stderr, starts=(out_start, err_start))}
         player.thaw(deadline)
-        if meanwhile is not None:
-            meanwhile()
+        answered = False
+        if meanwhile is not None:  # the referee's own work, until the answer comes (later.Later.until)
+            def ready() -> bool:
+                nonlocal answered
+                events = self.poller.poll(0)
+                if any(fd == self.pidfd or not got & select.POLLIN for fd, got in events):
+                    return True  # it died, or closed its output: seen below
+                # What it printed goes to its file; a line of its own (debug
+                # output) is not its answer, ``done`` is.
+                answered = bool(events) and player.drain(out)
+                return answered
+
+            meanwhile(ready)
 
         def back() -> tuple[None, dict]:
             return None, {"sync": self.sync(stdout, stderr, starts=(out_start, err_start)),
                           "resume": True, "elapsed": time.monotonic() - started}
 
-        while not player.drain(out):
+        while not (answered or player.drain(out)):
             now = time.monotonic()
             if now >= deadline or budget and seathost._over_budget(player, budget, started):
                 return back()

@@ -430,16 +430,16 @@ class Match:
         seat, clock, agent = self.seats[player], self.clocks[player], p.agents[player - 1]
         step_limits = clock.step_limits()
         process = isinstance(agent, ProcessAgent)
-        overlap = process and not agent.persistent  # (see Later.in_line)
-        if process and not overlap:
-            self.later.in_line()
+        kept = process and agent.persistent
+        if kept:
+            self.later.stale()  # (see Later.until)
         self._write_player_files(seat, step, player, state, clock)
         repaired = seat.take_repairs()
         if repaired:
             record["repaired"] = repaired
         if process:
             agent.limits = step_limits
-            agent.meanwhile = self.later.go if overlap else None  # the last step's writes, while it runs
+            agent.meanwhile = self.later.until if kept else self.later.go  # the last step's writes, while it runs
             self.observer.deciding(p, step, player, step_limits)
         else:
             self.later.go()

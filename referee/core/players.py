@@ -14,6 +14,7 @@ from . import files, humans
 from .errors import InputError
 from .game import DecisionError, Game, GameState
 from . import cgroups, seats, warmseats
+from .later import Meanwhile
 from .runner import Limits, RunResult, run_process
 from .interpreter import PYTHON
 from .sandbox import Sandbox, player_environment
@@ -81,7 +82,7 @@ class ProcessAgent:
         self.environ: dict[str, str] = {}
         # Called once the step is handed over (the request sent to the seat
         # host): work of the referee's that can overlap the player's run.
-        self.meanwhile: Callable[[], None] | None = None
+        self.meanwhile: Meanwhile | None = None
 
     def attach(self, seat: SeatFolder, sandbox: Sandbox, hidden: list[Path],
                pass_env: Sequence[str] = (), warm: seats.WarmSeat | None = None) -> None:
@@ -138,7 +139,7 @@ class ProcessAgent:
                                 meanwhile=self.meanwhile)
         else:
             if self.meanwhile is not None:
-                self.meanwhile()
+                self.meanwhile(None)
             run = run_process([*self.argv, str(step), str(player)], workdir, env, self.limits, out, err)
         if self.seat is not None:
             reply = _seat_reply(self.seat, run, began)

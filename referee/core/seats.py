@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from . import cgroups, direct, sandbox as sandbox_mod, warmseats
+from .later import Meanwhile
 from .runner import LINUX, Limits, RunResult, _children, rlimit_values, usable_cores
 from .interpreter import PYTHON
 
@@ -255,12 +256,13 @@ class SeatHost:
     # ----- one step
     def run(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits,
             stdout_path: Path, stderr_path: Path, persistent_step: int | None = None,
-            meanwhile: Callable[[], None] | None = None) -> RunResult:
+            meanwhile: Meanwhile | None = None) -> RunResult:
         """Run one step: ``argv`` spawned for it, or, with ``persistent_step``,
         the kept-alive player (started from ``argv`` if needed) told to play
-        that step.  ``meanwhile`` is called once the request is sent: the
-        caller's own work overlaps the player's run (it must be short: the
-        reply's arrival is only seen once it returns)."""
+        that step.  ``meanwhile(ready)`` is called once the request is sent:
+        the caller's own work overlaps the player's run, as long as
+        ``ready()`` says that no answer came (the answer's arrival is only
+        seen once it returns: see later.Later.until)."""
         fixed = self._fixed(limits)
         if self.proc is not None and self.fixed is not None and fixed != self.fixed:
             self.close()  # the host lowered its own limits to these: a new one takes others
@@ -367,7 +369,7 @@ class SeatHost:
             self.borrowed = None
 
     def _direct(self, step: int, limits: Limits, stdout_path: Path, stderr_path: Path, started: float,
-                meanwhile: Callable[[], None] | None) -> tuple[dict | None, dict | None]:
+                meanwhile: Meanwhile | None) -> tuple[dict | None, dict | None]:
         """A step of the lent player, played here: the host's reply as it
         would have been, or what hands the player back (see
         direct.Borrowed.step); (None, None) if the host is gone."""
@@ -433,7 +435,7 @@ class SeatHost:
         return {"env_changes": changes} if changes else {}
 
     def _ask(self, request: bytes, deadline: float,
-             meanwhile: Callable[[], None] | None = None) -> dict | None:
+             meanwhile: Meanwhile | None = None) -> dict | None:
         """Send one request; the reply, or None if the host died or did not
         answer by the deadline.  A line ``{"started": pid}`` before the reply
         names the step's player (a host without a sandbox or a control group
@@ -443,9 +445,9 @@ class SeatHost:
             self.proc.stdin.write(request)
         except OSError:
             return None
-        if meanwhile is not None:
-            meanwhile()
         out = self.proc.stdout.fileno()
+        if meanwhile is not None:  # (done until the host answers: see later.Later.until)
+            meanwhile(lambda: bool(select.select([out], [], [], 0)[0]))
         buffer = b""
         while True:
             while b"\n" not in buffer:
