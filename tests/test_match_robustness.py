@@ -14,6 +14,7 @@ import yaml
 
 from conftest import BOARDS, PYTHON_SDK, interruptible
 from referee.core import seats
+from referee.core.log import line_hash
 from referee.core.match import Match, MatchSpec, Observer, RefereeError, prepare
 from referee.games.cantris.rules import CantrisState
 
@@ -63,8 +64,11 @@ def test_a_bug_in_game_code_keeps_the_snapshots_of_the_logged_steps_with_kept_al
     monkeypatch.setattr(CantrisState, "apply", failing_apply)
     with pytest.raises(RefereeError, match=r"internal error at step 7 .*log up to step 6 is kept"):
         Match(prepared, Observer()).run()
-    records = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    lines = (out / "log.jsonl").read_bytes().splitlines()
+    records = [json.loads(line) for line in lines]
     assert [r["verdict"] for r in records] == ["OK"] * 6, records
+    # (each step's line is also one of those writes: the result names the last one logged)
+    assert yaml.safe_load((out / "result.yaml").read_text())["last_hash"] == line_hash(lines[-1])
     assert {f"step_{k}.txt" for k in range(7)} <= {p.name for p in (out / "step_logs").iterdir()}
     for seat in ("p1", "p2"):
         written = {p.name for p in (out / "players" / seat / "step_logs").iterdir() if p.stat().st_size}

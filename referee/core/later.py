@@ -1,12 +1,12 @@
 """Writes that no one needs before the next player's step ends, done while
 that player runs.
 
-After a step is applied the referee owes the match folder its snapshot, every
-other seat its view of that step and the player its decision file removed.
-None of these is read before the next step's reply comes back: done in line,
-they would add a file creation each (~100 us on ext4) to every step's critical
-path; done on one worker thread, they overlap the next player's run, whose
-reply the referee waits for with the GIL released.
+After a step is applied the referee owes the log its line (with the state's
+hash), the match folder its snapshot, every other seat its view of that step
+and the player its decision file removed.  None of these is read before the
+next step's reply comes back: done in line, they would add a file creation
+each (~100 us on ext4) to every step's critical path; done while the next
+player runs, they overlap its run.
 
 Jobs wait until the match hands the step to the player, so that they compete
 with the player's run and not with the referee's own work before it:

@@ -7,6 +7,7 @@ through an :class:`referee.core.players.Agent`.  Every input is checked in
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 import re
@@ -333,12 +334,11 @@ class Match:
                 state, record, forfeit = self._step(step, player, state)
                 self.states.append(state)
                 record["scores"] = views.scores_json(state)
-                record["hash"] = state_hash(game, state)
-                self.folder.append_log(record)
+                self.later.submit(None, lambda record=dict(record), state=state: self._log(record, state))
                 self._after(step, player, state, forfeit is None)
                 self.observer.step(p, record, state)
-            self.observer.over(p)
             self.later.wait()
+            self.observer.over(p)
             outcome = forfeit_outcome(state, self.status, *forfeit) if forfeit else state.outcome()
         except OSError:
             raise
@@ -348,6 +348,14 @@ class Match:
         self.folder.write_result(self._result_yaml(result, state))
         self.observer.finish(p, result)
         return result
+
+    def _log(self, record: dict[str, Any], state: GameState) -> None:
+        """Log a step, with its state's hash: one of the writes a step leaves
+        (see :mod:`referee.core.later`), done in order with the others.  A
+        match that stops on an error still logs what was played (see
+        :meth:`_internal_error`, :meth:`Later.close`)."""
+        record["hash"] = state_hash(self.game, state)
+        self.folder.append_log(record)
 
     def _warm_hidden(self) -> list[Path]:
         """What a warm seat's sandbox hides: the series' folder (the games'
@@ -399,6 +407,8 @@ class Match:
 
         report = self.p.out / "referee-error.txt"
         files.write_text(report, "".join(traceback.format_exception(exc)))
+        with contextlib.suppress(Exception):  # the steps played are logged before the result names the last
+            self.later.wait()
         self.folder.write_result({"game": self.game.name, "winner": None, "ranking": [],
                                   "scores": None, "reason": f"referee error at step {step}: {exc!r}",
                                   "steps": step - 1, "verdicts": self.verdicts,
