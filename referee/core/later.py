@@ -174,11 +174,12 @@ class Later:
         runs on the way out, after :meth:`wait` or after another error: a
         match stopped by an error in game code or by Ctrl-C keeps the
         snapshots of the steps its log has, as far as the disk lets it)."""
-        with contextlib.suppress(Exception):
-            _run_all(self._take(lambda seat, made: True))
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+        stalled = [job for _, done in self._batches if done.exception() is None for job in done.result()]
+        with contextlib.suppress(Exception):  # (in their order: what the thread had first)
+            _run_all(stalled + self._take(lambda seat, made: True))
         self._batches, self._queued = [], []
 
 
