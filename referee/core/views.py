@@ -74,8 +74,13 @@ def state_view(facts: MatchFacts, state: GameState, step: int, player: int,
     for key, value in game.view_json(state, player).items():
         view.setdefault(key, value)
     listed = history.json() if isinstance(history, History) else _ENCODE(list(history))
-    return "{" + ",".join(f"{_ENCODE(key)}:{listed if key == 'history' else _ENCODE(value)}"
-                          for key, value in view.items()) + "}"
+    # Encoded in two parts around the history, each as one object (one
+    # encoder call, where one a key cost ~45 us a step); the same text.
+    keys = list(view)
+    at = keys.index("history")
+    before = _ENCODE({key: view[key] for key in keys[:at]})[1:-1]
+    after = _ENCODE({key: view[key] for key in keys[at + 1:]})[1:-1]
+    return "{" + before + ("," if before else "") + '"history":' + listed + ("," if after else "") + after + "}"
 
 
 def board_view(facts: MatchFacts, state: GameState, player: int) -> str:
