@@ -6,6 +6,7 @@ folder it does not show was "No such file or directory", and a venv's
 python resolved to its base interpreter lost the venv's packages."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import sysconfig
@@ -128,3 +129,52 @@ def test_a_match_or_series_folder_through_a_link_or_dotdot_plays_in_both_modes(t
     for folder in folders:
         records = read_log(folder)
         assert records and {r["verdict"] for r in records} == {"OK"}, [r.get("message") for r in records]
+
+
+SHADOWED = """\
+import sys
+sys.path.insert(0, {sdk!r})
+from referee_sdk import player_rng, read_board, read_state, run, save_decision
+
+
+def play_games(step, player):
+    board = read_board()
+    assert read_state()["you"] == player
+    save_decision(*player_rng().choice([(r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v]))
+
+
+run(play_games)
+"""
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["spawned", "persistent"])
+def test_a_program_named_like_a_standard_module_plays(tmp_path, persistent):
+    # Python puts the program's folder first on sys.path: a player called
+    # random.py (as this project's own examples are: `python3
+    # players/cantris/random.py` crashed on an interpreter that had not
+    # imported random at its start, as Debian's and a venv's) imported itself
+    # for the SDK's `import random`, and crashed with "module 'random' has no
+    # attribute 'Random'".  Files beside it named json.py, inspect.py and
+    # dataclasses.py (which the SDK's game modules import) are not the SDK's.
+    from conftest import PYTHON_SDK
+
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "random.py").write_text(SHADOWED.format(sdk=str(PYTHON_SDK)))
+    for name in ("json", "inspect", "dataclasses"):
+        (folder / f"{name}.py").write_text(f"raise RuntimeError('the {name}.py beside the program')\n")
+    spec = ("persistent:" if persistent else "") + f"{sys.executable} {folder / 'random.py'}"
+    out = tmp_path / "m"
+    proc = referee("play", "cantris", "--player", spec, "--player", "builtin:random",
+                   "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "3", "--out", out,
+                   "--quiet", "--sandbox", "none", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert mine and {r["verdict"] for r in mine} == {"OK"}, mine[0].get("stderr") or mine[0].get("message")
+    # A game's own module (read_board's parser) imports the standard library too.
+    probe = (f"import sys; sys.path.insert(0, {str(PYTHON_SDK)!r}); import referee_sdk; "
+             "print(referee_sdk._game_module().__name__)")
+    (folder / "probe.py").write_text(probe)
+    done = subprocess.run([sys.executable, str(folder / "probe.py")], capture_output=True, text=True,
+                          env={**os.environ, "REFEREE_GAME": "quoridor"}, timeout=60)
+    assert done.stdout.strip() == "referee_sdk.quoridor", done.stderr

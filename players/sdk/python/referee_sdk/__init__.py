@@ -39,6 +39,67 @@ STATE_FILE = "state.json"
 SNAPSHOT_DIR = "step_logs"
 
 
+_STANDARD: dict[str, Any] = {}
+
+
+def _standard(name: str) -> Any:
+    """The standard library's module ``name``, for this module's own use.
+
+    Python puts the program's own folder first on ``sys.path``, so a player
+    file named like a standard module (``random.py``, ``json.py``; this
+    project's example players are called ``random.py``) was imported in its
+    place by ``player_rng`` or ``read_state``, and the player crashed far from
+    the cause (``module 'random' has no attribute 'Random'``).  The program's
+    own module of that name, if it imported one, stays its own."""
+    module = _STANDARD.get(name)
+    if module is not None:
+        return module
+    module = sys.modules.get(name)
+    if module is not None and not _programs_own(module):
+        _STANDARD[name] = module
+        return module
+    own = sys.modules.pop(name, None)
+    try:
+        with _standard_first():
+            module = importlib.import_module(name)
+    finally:
+        if own is not None:
+            sys.modules[name] = own
+    _STANDARD[name] = module
+    return module
+
+
+class _standard_first:
+    """While this module imports: the program's own folder last on
+    ``sys.path`` (see :func:`_standard`)."""
+
+    def __enter__(self) -> None:
+        self.saved = sys.path[:]
+        folder = _program_folder()
+        if folder is not None:
+            own = [entry for entry in self.saved if _same_folder(entry, folder)]
+            sys.path[:] = [entry for entry in self.saved if entry not in own] + own
+
+    def __exit__(self, *exc: object) -> None:
+        sys.path[:] = self.saved
+
+
+def _program_folder() -> str | None:
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    return os.path.dirname(os.path.realpath(path)) if isinstance(path, str) else None
+
+
+def _same_folder(entry: object, folder: str) -> bool:
+    return isinstance(entry, str) and os.path.realpath(entry or ".") == folder
+
+
+def _programs_own(module: Any) -> bool:
+    path = getattr(module, "__file__", None)
+    folder = _program_folder()
+    return isinstance(path, str) and folder is not None and os.path.dirname(os.path.realpath(path)) == folder
+
+
 def game_name() -> str:
     """The game being played (from ``REFEREE_GAME``, else state.json)."""
     name = os.environ.get("REFEREE_GAME")
@@ -52,7 +113,8 @@ def _game_module():
     if not name:
         return None
     try:
-        return importlib.import_module(f"{__name__}.{name}")
+        with _standard_first():  # (what it imports: dataclasses, ...)
+            return importlib.import_module(f"{__name__}.{name}")
     except ImportError:
         return None
 
@@ -97,8 +159,7 @@ def _read(path: str) -> str:
 def read_state() -> dict[str, Any]:
     """``state.json``: game, step, you, players, scores, limits, history and
     the game's own fields."""
-    import json  # here: json brings re, ~7 ms of a spawned player's every step
-
+    json = _standard("json")  # here: json brings re, ~7 ms of a spawned player's every step
     return json.loads(_read(STATE_FILE))
 
 
@@ -117,8 +178,7 @@ def read_ckbd(step: int) -> Any:
 def player_rng(state: dict[str, Any] | None = None) -> random.Random:
     """A random generator for this player and step, seeded from state.json:
     the same match (same seed, same moves) replays exactly the same way."""
-    import random  # here: a player spawned each step should not pay for it unless it asks
-
+    random = _standard("random")  # here: a player spawned each step should not pay for it unless it asks
     view = read_state() if state is None else state
     return random.Random(f"{view['seed']}:{view['step']}:{view['you']}")
 
@@ -163,9 +223,7 @@ def _parameters(function: Callable[..., Any]) -> int:
     if code is not None and not hasattr(function, "__self__") and not code.co_flags & 0x0C:
         return code.co_argcount + code.co_kwonlyargcount
     try:
-        import inspect
-
-        return len(inspect.signature(function).parameters)
+        return len(_standard("inspect").signature(function).parameters)
     except (TypeError, ValueError):
         return 0
 
@@ -188,7 +246,7 @@ def _warm_up() -> None:
             needed.update(wants.get(id(value), ()))
     for name in ("json", "random"):
         if name in needed:
-            importlib.import_module(name)
+            _standard(name)
     if "game" in needed and os.environ.get("REFEREE_GAME"):  # not game_name(): no state.json before step 1
         _game_module()
 
