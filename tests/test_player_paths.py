@@ -140,6 +140,9 @@ from referee_sdk import player_rng, read_board, read_state, run, save_decision
 def play_games(step, player):
     board = read_board()
     assert read_state()["you"] == player
+    if player_rng().random() >= 0:
+        import json  # the program's own import finds the file beside it, as Python has it
+        assert json.MINE
     save_decision(*player_rng().choice([(r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v]))
 
 
@@ -161,8 +164,9 @@ def test_a_program_named_like_a_standard_module_plays(tmp_path, persistent):
     folder = tmp_path / "bot"
     folder.mkdir()
     (folder / "random.py").write_text(SHADOWED.format(sdk=str(PYTHON_SDK)))
-    for name in ("json", "inspect", "dataclasses"):
+    for name in ("inspect", "dataclasses"):
         (folder / f"{name}.py").write_text(f"raise RuntimeError('the {name}.py beside the program')\n")
+    (folder / "json.py").write_text("MINE = True\nloads = dumps = None\n")
     spec = ("persistent:" if persistent else "") + f"{sys.executable} {folder / 'random.py'}"
     out = tmp_path / "m"
     proc = referee("play", "cantris", "--player", spec, "--player", "builtin:random",

@@ -63,8 +63,12 @@ def _standard(name: str) -> Any:
         with _standard_first():
             module = importlib.import_module(name)
     finally:
+        folder = _program_folder()
         if own is not None:
             sys.modules[name] = own
+        elif folder is not None and (os.path.isfile(os.path.join(folder, f"{name}.py"))
+                                     or os.path.isdir(os.path.join(folder, name))):
+            sys.modules.pop(name, None)  # (the program's own import of it finds its file, as Python has it)
     _STANDARD[name] = module
     return module
 
