@@ -71,6 +71,7 @@ class State(GameState):
 class Countdown(Game):
     name = {name!r}
     title = "Countdown"
+    shared_views = BUG == "shares"  # (it has secrets: each player sees its own)
 
     def parse_board(self, text, source, variant):
         return None
@@ -139,6 +140,7 @@ def test_a_correct_game_passes(countdown):
     ("ranking", "outcome", "outcome: ranking"),
     ("leaks", "views", "player 1 sees information hidden from it"),
     ("reserved", "views", "view_json: key(s) players are written by the referee"),
+    ("shares", "views", "says its views are shared (shared_views), but player 1's differs"),
 ])
 def test_each_broken_game_fails_its_check_and_says_how_to_reproduce(countdown, bug, check, words):
     found = failures(countdown(f"cd{bug}", bug))

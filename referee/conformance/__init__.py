@@ -27,8 +27,9 @@ The checks:
   installed, the ``kit`` extra; else a seeded mutator);
 - ``outcome``: turns, legal moves and outcomes are well formed;
 - ``views``: every view (Board.txt, snapshots, state.json) can be written,
-  and a game with hidden information (``Game.resample``) shows a player the
-  same view of every state it cannot tell apart;
+  a game with hidden information (``Game.resample``) shows a player the
+  same view of every state it cannot tell apart, and a game whose views are
+  shared (``Game.shared_views``) shows every player the full state's;
 - ``match``: a match played through the real match loop verifies
   (``referee replay --verify``) and its HTML replay is written;
 - ``scene``: the replay scene (if the game declares one) draws every state
@@ -402,6 +403,11 @@ def check_views(game: Game, runs: list[Playout]) -> list[str]:
                     if viewer is None:
                         game.board_text(state, None), json.dumps(game.view_json(state, None))
                         continue
+                    if game.shared_views and seen[:2] != (game.board_text(state, None),
+                                                          game.snapshot_text(state, None)):
+                        return [f"board_text/snapshot_text: the game says its views are shared "
+                                f"(shared_views), but player {viewer}'s differs from the full "
+                                f"state's {where}"]
                     other = game.resample(state, viewer, rng)
                 except Exception as exc:  # noqa: BLE001
                     return [f"board_text/snapshot_text/view_json/resample: raised {type(exc).__name__} "

@@ -155,6 +155,12 @@ class Game(abc.ABC):
     """Overrides of the core's default limits (e.g. ``{"soft_time": 30}``)."""
     decision_help: ClassVar[str] = ""
     """One line describing the decision file format, shown in error messages."""
+    shared_views: ClassVar[bool] = False
+    """Whether ``board_text`` and ``snapshot_text`` are the same for every
+    viewer (no hidden information): the referee then makes each state's text
+    once for all seats and the match folder, where it made one a seat (in
+    a two-player Cantris game, four texts a step).  The conformance kit
+    checks it."""
     home: ClassVar[str | os.PathLike | None] = None
     """The folder holding the game's own files: ``players/`` (built-in
     players as ``NAME.py``, the student templates ``template.py`` /

@@ -221,6 +221,7 @@ class Match:
         self.verdicts = {pid: {v.value: 0 for v in Verdict} for pid in range(1, n + 1)}
         self.history = views.History()
         self.states: list[GameState] = []
+        self._shared: dict[int, str] = {}  # (see _snapshot)
         self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
         self.disk_used = {pid: 0 for pid in range(1, n + 1)}  # bytes, at each seat's last check
         self.spares = Spares(prepared.out / "players")
@@ -293,7 +294,7 @@ class Match:
             match_yaml["settings"].update(copied)
             self.folder.write_match_yaml(match_yaml)
         self.states.append(state)
-        self.folder.write_snapshot(0, game.snapshot_text(state, None))
+        self.folder.write_snapshot(0, self._snapshot(0, None))
         hidden = [p.out, *map(Path, p.spec.hidden)]
         first = state.current_player()
         self.later.submit(None, lambda: self.spares.make(SPARES))  # each seat's first views
@@ -315,7 +316,7 @@ class Match:
         if go is not None and not go():
             raise Cancelled(f"match {p.out} called off before its first step")
         for pid, seat in self.seats.items():  # the board, each seat's view of it (snapshot 0)
-            seat.add_snapshots(lambda k, pid=pid: views.snapshot_view(self.facts, state, pid), 1)
+            seat.add_snapshots(lambda k, pid=pid: self._snapshot(k, pid), 1)
         for pid, agent in enumerate(p.agents, start=1):
             started = getattr(agent, "match_started", None)  # a browser seat serves its page now
             if started is not None:
@@ -388,14 +389,13 @@ class Match:
         player's decision file removed.  The next player's own folder is
         written by its step, in line."""
         following = state.current_player() if goes_on and not state.is_terminal() else None
-        facts, states = self.facts, self.states
-        self.later.submit(None, lambda: self.folder.write_snapshot(step, self.game.snapshot_text(state, None)))
+        self.later.submit(None, lambda: self.folder.write_snapshot(step, self._snapshot(step, None)))
         if following is not None:
             self.later.submit(None, lambda: self.spares.make(SPARES))
         for pid, seat in self.seats.items():
             if pid == following:
                 continue
-            view = (lambda k, pid=pid: views.snapshot_view(facts, states[k], pid))
+            view = (lambda k, pid=pid: self._snapshot(k, pid))
             self.later.submit(pid, lambda seat=seat, view=view: seat.add_snapshots(view, step + 1))
             if pid == player:
                 self.later.submit(pid, seat.forget_decision)
@@ -625,13 +625,29 @@ class Match:
         """The seat's view before its step, written as if its folder were
         hostile (see seatfiles): links replaced, never followed; old snapshots
         someone changed written again; any old decision removed."""
-        facts, states = self.facts, self.states
+        facts = self.facts
         self.later.wait(player)
+        board = (self._snapshot(step - 1, player) if self.game.shared_views and _board_is_snapshot(self.game)
+                 else views.board_view(facts, state, player))
         seat.write_views(
-            {"Board.txt": views.board_view(facts, state, player),
+            {"Board.txt": board,
              "state.json": views.state_view(facts, state, step, player, self.status, self.history,
                                             clock_view(clock))},
-            snapshot_text=lambda k: views.snapshot_view(facts, states[k], player), upto=step)
+            snapshot_text=lambda k: self._snapshot(k, player), upto=step)
+
+    def _snapshot(self, k: int, viewer: int | None) -> str:
+        """Step ``k``'s snapshot as ``viewer`` sees it (None: the match
+        folder's).  Where the game's views are shared (``Game.shared_views``)
+        each state's text is made once for every seat and the match folder:
+        the last few are kept (a step's writes may wait one more step, see
+        core.later)."""
+        if not self.game.shared_views:
+            return views.snapshot_view(self.facts, self.states[k], viewer)
+        text = self._shared.get(k)
+        if text is None:
+            text = self._shared[k] = self.game.snapshot_text(self.states[k], None)
+            self._shared.pop(k - 4, None)
+        return text
 
     def _result_yaml(self, result: MatchResult, state: GameState) -> dict[str, Any]:
         outcome = result.outcome.to_json()
@@ -648,6 +664,12 @@ class Match:
             "final_hash": state_hash(self.game, state),
             "last_hash": self.folder.last_hash,
         }
+
+
+def _board_is_snapshot(game: Game) -> bool:
+    """Whether ``Board.txt`` is the snapshot's text (the game keeps the
+    default ``snapshot_text``)."""
+    return getattr(type(game).snapshot_text, "__func__", type(game).snapshot_text) is Game.snapshot_text
 
 
 def _disk_full(path: Path) -> int | None:

@@ -14,6 +14,7 @@ from .rules import STANDARD_GRID, BlackHoleState, Decision, Grid, moves_of
 
 class BlackHoleGame(Game):
     name = "blackhole"
+    shared_views = True  # every seat sees the whole board
     title = "Black Hole Escape"
     settings = {"ply_cap": 200}
     decision_help = codec.DECISION_HELP

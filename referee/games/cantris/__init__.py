@@ -27,6 +27,7 @@ DEFAULT_BOARD = """\
 
 class Cantris(Game):
     name = "cantris"
+    shared_views = True  # every seat sees the whole board
     title = "Cantris"
     player_counts = (2,)
     limits = {"soft_time": 30.0, "hard_time": 60.0}

@@ -20,6 +20,7 @@ MODULE_PREFIX = "module:"
 
 class QuoridorGame(Game):
     name = "quoridor"
+    shared_views = True  # every seat sees the whole board
     title = "Quoridor"
     player_counts = (1, 2, 4)
     settings = {"ply_cap": DEFAULT_PLY_CAP, "premoves": "", "premoves_file": ""}

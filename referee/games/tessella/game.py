@@ -14,6 +14,7 @@ from .rules import STANDARD_PIECES, WIN_CAPTURES, Decision, Pieces, TessellaStat
 
 class TessellaGame(Game):
     name = "tessella"
+    shared_views = True  # every seat sees the whole board
     title = "Tessella"
     settings = {"ply_cap": 300}
     decision_help = codec.DECISION_HELP
