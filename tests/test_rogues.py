@@ -136,6 +136,22 @@ DECISION_ONLY = ("none",)
 # must time out keep 2.5 s and stop or sleep for longer than that.
 TIMES_OUT = ("--set", "hard_time=2.5")
 
+# A rogue that SIGKILLs its host, then decides only if the host lived through
+# it: in the sandbox the host is pid 1 of its namespace, which no signal from
+# inside reaches (a second is ample for a death to show).  Without one it
+# waits for its host's death and never decides: the step is lost with the
+# host, and the referee must end it itself (CRASH, not a TIMEOUT at the hard
+# limit).  (It decided a second after the kill: a referee that took longer to
+# see its host gone, on a busy machine, found that decision: LATE, not CRASH.)
+KILLS_ITS_HOST = (
+    "import select\n"
+    "host = os.getppid()\n"
+    "watch = os.pidfd_open(host)\n"
+    "tried(lambda: os.kill(host, signal.SIGKILL))\n"
+    "if select.select([watch], [], [], 1 if host == 1 else None)[0]:\n"
+    "    time.sleep(1000)\n"
+    "decide()")
+
 ROGUES: dict[str, Rogue] = {
     # --- hanging the referee with the decision file
     "fifo_decision": Rogue("os.mkfifo('decision.txt')", "MALFORMED", modes=DECISION_ONLY),
@@ -214,8 +230,7 @@ ROGUES: dict[str, Rogue] = {
         "    os.setsid(); time.sleep(3.5); tried(lambda: os.kill(host, signal.SIGCONT)); os._exit(0)\n"
         "tried(lambda: os.kill(host, signal.SIGSTOP)); decide()",
         {"bwrap": "OK", "none": "TIMEOUT"}, sandbox_only=True, options=TIMES_OUT),
-    "kills_its_host": Rogue("tried(lambda: os.kill(os.getppid(), signal.SIGKILL)); time.sleep(1); decide()",
-                            {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
+    "kills_its_host": Rogue(KILLS_ITS_HOST, {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
     "forges_host_reply": Rogue(  # if taken, the referee reads decision.txt before it is written
         # (a reply line as seathost.encode writes it: marshal, as hex)
         "tried(lambda: os.write(os.open(f'/proc/{os.getppid()}/fd/1', os.O_WRONLY), __import__('marshal').dumps(dict("
@@ -394,13 +409,16 @@ ROGUES: dict[str, Rogue] = {
         "os.close(done_w)\n"
         "while os.read(done_r, 1): pass\n"
         "decide()", "CPU_LIMIT", options=("--set", "cpu_time=1", "--set", "hard_time=30")),
-    "kills_its_host_after_starting_a_daemon": Rogue(
-        "if os.fork() == 0:\n"
+    "kills_its_host_after_starting_a_daemon": Rogue(  # (killed once the daemon runs, its host's orphan)
+        "running_r, running_w = os.pipe()\n"
+        "middle = os.fork()\n"
+        "if middle == 0:\n"
         "    os.setsid()\n"
         "    if os.fork() == 0:\n"
+        "        os.write(running_w, b'1')\n"
         "        time.sleep(1000)\n"
         "    os._exit(0)\n"
-        "time.sleep(0.2); tried(lambda: os.kill(os.getppid(), signal.SIGKILL)); time.sleep(1); decide()",
+        "os.read(running_r, 1); os.waitpid(middle, 0)\n" + KILLS_ITS_HOST,
         {"bwrap": "OK", "none": "CRASH"}, sandbox_only=True),
 }
 
