@@ -547,20 +547,35 @@ def test_later_until_keeps_errors_for_wait_and_hands_slow_jobs_to_the_thread(mon
         later.wait(1)  # a full disk's job is run again, in line
         assert done == ["written"]
 
-        # A job that took long (a slow disk) sends the rest, and every later
-        # step's, to the thread, whose file operations release the GIL.
+        # Jobs that took long, three in a row (a slow disk; one alone may be a
+        # preemption), send the rest, and every later step's, to the thread,
+        # whose file operations release the GIL.
         monkeypatch.setattr(later_mod, "SLOW_S", -1.0)
         import threading
         threads: list[int] = []
-        later.submit(1, lambda: threads.append(threading.get_ident()))
+        for _ in range(4):
+            later.submit(1, lambda: threads.append(threading.get_ident()))
+        later.until(lambda: False)
+        later.wait()
+        here = threading.get_ident()
+        assert threads[:3] == [here] * 3 and threads[3] != here, threads
         later.submit(1, lambda: threads.append(threading.get_ident()))
         later.until(lambda: False)
         later.wait()
-        assert threads[0] == threading.get_ident() and threads[1] != threading.get_ident(), threads
-        later.submit(1, lambda: threads.append(threading.get_ident()))
-        later.until(lambda: False)
-        later.wait()
-        assert threads[2] != threading.get_ident()
+        assert threads[4] != here
+        fresh = Later(threaded=True)  # a quick job between two slow ones starts the count again
+        try:
+            times = iter([0.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 4.0, 4.0, 5.0])  # slow, slow, quick, slow, slow
+            monkeypatch.setattr(later_mod, "SLOW_S", 0.5)
+            monkeypatch.setattr(later_mod.time, "monotonic", lambda: next(times))
+            ran: list[int] = []
+            for _ in range(5):
+                fresh.submit(1, lambda: ran.append(threading.get_ident()))
+            fresh.until(lambda: False)
+            monkeypatch.undo()
+            assert ran == [here] * 5, ran
+        finally:
+            fresh.close()
     finally:
         later.close()
 

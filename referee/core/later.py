@@ -18,9 +18,9 @@ with the player's run and not with the referee's own work before it:
   held counted in its time (its median step took 0.55 ms, not 0.2).  So the
   match does them itself while it waits (:meth:`Later.until`), one at a
   time, looking for the player's answer between two: the answer is seen at
-  most one job late (tens of microseconds), and what is left waits.  Where a
-  job is slow (a disk that takes milliseconds to create a file), they go to
-  the thread, whose file operations release the GIL.
+  most one job late (tens of microseconds), and what is left waits.  Where
+  jobs are slow (a disk that takes milliseconds to create a file: three in
+  a row), they go to the thread, whose file operations release the GIL.
 
 Each job names the seat whose folder it touches (or none, for the match
 folder); the match waits for a seat's jobs before it touches that folder
@@ -36,9 +36,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
 
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
-# A job that took longer than this, done while a player runs, was held up by
-# the disk: the next ones go to the thread (see Later.until).
+# Jobs that took longer than this, SLOW_JOBS of them in a row, done while a
+# player runs, were held up by the disk: the next ones go to the thread (see
+# Later.until).  One alone may be a preemption on a busy machine.
 SLOW_S = 0.0005
+SLOW_JOBS = 3
 
 Job = tuple["int | None", Callable[[], None]]
 # What a step calls once its request is sent (see Later.until): ``ready()``
@@ -53,7 +55,7 @@ class Later:
         self._batches: list[tuple[set[int | None], Future]] = []
         self._queued: list[tuple[int | None, Callable[[], None], int]] = []  # (seat, job, round)
         self._round = 0  # how many steps did jobs while their player ran (see until)
-        self._slow = False  # a job done while a player ran was slow: the thread does them
+        self._slow = 0  # slow jobs in a row, done while a player ran (SLOW_JOBS: the thread does them)
 
     def submit(self, seat: int | None, job: Callable[[], None]) -> None:
         """Do ``job`` (which touches ``seat``'s folder, or only the match
@@ -78,7 +80,7 @@ class Later:
         a slow one, they go to the thread instead.  An error is kept for
         :meth:`wait` (a full disk's jobs are run again there, as the
         thread's are): the player's step goes on."""
-        if self._pool is None or self._batches or self._slow or ready is None:
+        if self._pool is None or self._batches or self._slow >= SLOW_JOBS or ready is None:
             self.go()
             return
         while self._queued and not ready():
@@ -95,8 +97,8 @@ class Later:
                 self._batches.append(({seat for seat, _ in jobs}, failed))
                 break
             del self._queued[0]
-            if time.monotonic() - began > SLOW_S:
-                self._slow = True
+            self._slow = self._slow + 1 if time.monotonic() - began > SLOW_S else 0
+            if self._slow >= SLOW_JOBS:
                 self.go()
                 break
         self._round += 1
