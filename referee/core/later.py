@@ -44,8 +44,8 @@ SLOW_JOBS = 3
 
 Job = tuple["int | None", Callable[[], None]]
 # What a step calls once its request is sent (see Later.until): ``ready()``
-# says whether the player's answer (or anything from it) has come; None
-# where nothing can be asked.
+# says whether the player's answer has come, or its end (the host's reply,
+# where the host plays the step); None where nothing can be asked.
 Meanwhile = Callable[["Callable[[], bool] | None"], None]
 
 
