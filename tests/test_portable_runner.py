@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -120,6 +121,69 @@ def test_grandchildren_that_escaped_the_tree_are_swept(tmp_path):
     sleeper = int((tmp_path / "sleeper").read_text())
     assert result.orphans_killed >= 1
     assert wait_gone([sleeper]) == []
+
+
+# The referee in a process of its own (it becomes a child subreaper), whose
+# first look after starting the player comes only once the player has ended
+# and its helper has seen its new parent: a busy machine's order of events.
+LATE_REFEREE = """
+import os, sys, time
+from pathlib import Path
+from referee.core import lifeline, portable
+from referee.core.runner import Limits
+
+folder = Path(sys.argv[1])
+
+def state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+def late(proc, adopt=lifeline.adopt):
+    deadline = time.monotonic() + 60
+    while not (state(proc.pid) == "Z" and (folder / "parent").exists()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    adopt(proc)
+
+lifeline.adopt = late
+result = portable.run_process([sys.executable, str(folder / "player.py")], folder, dict(os.environ),
+                              Limits(hard_time=60), folder / "o", folder / "e")
+helper = int((folder / "helper").read_text())
+print(os.getpid(), (folder / "parent").read_text(), state(helper), result.orphans_killed)
+"""
+
+# It starts a helper in a session of its own and exits at once; the helper
+# notes the parent it is given once the player is gone, and sleeps.
+QUICK_LEAVER = """
+import os, subprocess, sys
+helper = ("import os, sys, time\\n"
+          "while os.getppid() == int(sys.argv[1]):\\n"
+          "    time.sleep(0.001)\\n"
+          "open('parent.tmp', 'w').write(str(os.getppid()))\\n"
+          "os.rename('parent.tmp', 'parent')\\n"
+          "time.sleep(300)\\n")
+child = subprocess.Popen([sys.executable, "-c", helper, str(os.getpid())], start_new_session=True)
+open("helper", "w").write(str(child.pid))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux's")
+def test_a_quick_players_orphans_are_the_referees_to_reap_however_late_it_looks(tmp_path):
+    """The referee is a child subreaper before it starts the player: it
+    became one just after, so a player that left a helper and ended before
+    the referee next ran (a busy machine) left it to init, and the helper,
+    killed, stayed a zombie until init reaped it (here, not before the seat's
+    next step, whose check of its helpers found it there: 3 of 150 runs of
+    test_portable_cantris_e2e_a_child_that_outlives... under load)."""
+    (tmp_path / "player.py").write_text(QUICK_LEAVER)
+    done = subprocess.run([sys.executable, "-c", LATE_REFEREE, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    referee_pid, parent, helper_state, killed = done.stdout.split()
+    assert parent == referee_pid, done.stdout  # re-parented to the referee, not to init
+    assert helper_state == "gone" and killed == "1", done.stdout  # killed and reaped at once
 
 
 @pytest.mark.skipif(not POSIX, reason="os.fork")

@@ -79,6 +79,9 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
     starts = {path: (path.stat().st_size if path.exists() else 0)
               for path in (stdout_path, stderr_path)}
     run_id = secrets.token_hex(12)
+    # Before the player starts: a player that leaves a helper and ends before
+    # this process runs again (a busy machine) left it to init otherwise.
+    _adopt_orphans()
     pids_before = set(psutil.pids())
     start = time.monotonic()
     with open(stdout_path, "ab") as out, open(stderr_path, "ab") as err:
@@ -92,7 +95,6 @@ def run_process(argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: 
             result.start_error = f"could not start {argv[0]!r}: {reason}"
             result.wall_s = time.monotonic() - start
             return result
-        _adopt_orphans()
         watch = _Watch(proc, run_id, pids_before)
         try:
             _supervise(watch, limits, start, result)
@@ -286,20 +288,21 @@ class _Watch:
         return len({pid for pid, _ in killed} - {self.proc.pid})
 
 
-_adopting = False
+_adopting: int | None = None  # the process that became a subreaper (a fork is not one)
 
 
 def _adopt_orphans() -> None:
     """Linux: become a child subreaper (see the module docstring); elsewhere
     nothing, the system reaps orphans."""
     global _adopting
-    if _adopting or not sys.platform.startswith("linux"):
+    if _adopting == os.getpid() or not sys.platform.startswith("linux"):
         return
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
         PR_SET_CHILD_SUBREAPER = 36
-        _adopting = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+            _adopting = os.getpid()
 
 
 def _reap_adopted(procs: list[psutil.Process]) -> None:
