@@ -228,6 +228,25 @@ for r in range(len(board) - 1, -1, -1):
 """
 
 
+# The same through the Python SDK's run(), so that it can also be kept alive
+# (``persistent:``).
+SDK_FIRST_CELL = f"""
+import sys
+sys.path.insert(0, {str(PYTHON_SDK)!r})
+from referee_sdk import read_board, run, save_decision
+
+def play_games(step):
+    board = read_board()
+    for r in range(len(board) - 1, -1, -1):
+        for c, v in enumerate(board[r]):
+            if v:
+                save_decision(r, c)
+                return
+
+run(play_games)
+"""
+
+
 def write_player(folder: Path, name: str, body: str) -> str:
     """Write the Python player program ``folder/name.py``; returns the command line to run it."""
     path = folder / f"{name}.py"

@@ -12,7 +12,7 @@ import time
 import pytest
 import yaml
 
-from conftest import BOARDS, PYTHON_SDK, interruptible
+from conftest import BOARDS, SDK_FIRST_CELL, interruptible
 from referee.core import seats
 from referee.core.log import line_hash
 from referee.core.match import Match, MatchSpec, Observer, RefereeError, prepare
@@ -47,7 +47,7 @@ def test_a_bug_in_game_code_keeps_the_snapshots_of_the_logged_steps_with_kept_al
     # match that stops on an error still writes them on its way out: every
     # logged step has its snapshot, in the match folder and in each seat.
     program = tmp_path / "first_cell.py"
-    program.write_text(FIRST_CELL)
+    program.write_text(SDK_FIRST_CELL)
     out = tmp_path / "m"
     player = f"persistent:{sys.executable} {program}"
     prepared = prepare(MatchSpec("cantris", [player, player], out=out, seed=1,
@@ -73,23 +73,6 @@ def test_a_bug_in_game_code_keeps_the_snapshots_of_the_logged_steps_with_kept_al
     for seat in ("p1", "p2"):
         written = {p.name for p in (out / "players" / seat / "step_logs").iterdir() if p.stat().st_size}
         assert {f"step_{k}.txt" for k in range(6)} <= written, (seat, sorted(written))
-
-
-FIRST_CELL = f"""
-import sys
-sys.path.insert(0, {str(PYTHON_SDK)!r})
-from referee_sdk import read_board, run, save_decision
-
-def play_games(step):
-    board = read_board()
-    for r in range(len(board) - 1, -1, -1):
-        for c, v in enumerate(board[r]):
-            if v:
-                save_decision(r, c)
-                return
-
-run(play_games)
-"""
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="Linux process semantics")
