@@ -157,13 +157,24 @@ def test_existing_output_folder_is_not_overwritten_without_replace(finished):
 
 
 def test_default_output_folder_is_named_after_game_date_and_seed(tmp_path):
+    # The date is the one the referee reads as it starts: the test reads it
+    # before and after each run (a run across midnight has either), and a
+    # second run the same day takes the first one's name and -2.
+    import datetime
+
+    names: list[str] = []
     for _ in range(2):
+        before = datetime.date.today().isoformat()
         proc = referee("play", "cantris", "--player", "builtin:random", "--player", "builtin:random",
                        "--seed", "9", "--quiet", cwd=tmp_path)
+        after = datetime.date.today().isoformat()
         assert proc.returncode == 0
-    names = sorted(p.name for p in (tmp_path / "step_logs").iterdir())
-    assert len(names) == 2 and names[0].startswith("cantris-") and names[0].endswith("-9")
-    assert names[1] == names[0] + "-2"
+        new = [p.name for p in (tmp_path / "step_logs").iterdir() if p.name not in names]
+        assert len(new) == 1, new
+        taken = {names[0] + "-2" if names and names[0] == f"cantris-{day}-9" else f"cantris-{day}-9"
+                 for day in (before, after)}
+        assert new[0] in taken, (new, taken)
+        names.append(new[0])
 
 
 def test_human_player_is_shown_the_moves_and_asked_again(tmp_path):
