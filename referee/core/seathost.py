@@ -1024,6 +1024,14 @@ class Persistent:
         self.settled = True
 
 
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has ended, left a zombie to reap (WNOWAIT)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return False
+
+
 def _stopped(pid: int, child: bool) -> None:
     """Wait (at most ~0.1 s) until ``pid`` shows stopped (or gone): a few
     looks with the CPU yielded between them (most stops are seen there),
@@ -1207,6 +1215,12 @@ def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: in
                 # loop, the host's CPU charged to the player (its group's).
                 poller.unregister(player.from_player)
                 watched = False
+            if _exited(pid) and player.drain(out):
+                # It printed ``done`` and ended between the look at its output
+                # and this one: the ``done`` is its answer, and its end the
+                # next step's (as a lent step and the other orders have it);
+                # not reaped here, so that its pid stays its own meanwhile.
+                break
             wpid, wstatus, wusage = os.wait4(pid, os.WNOHANG)
             if wpid == pid:
                 status, usage = wstatus, wusage
