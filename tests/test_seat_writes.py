@@ -519,6 +519,8 @@ def test_later_until_does_the_jobs_while_no_answer_came_and_leaves_the_rest_one_
 
 
 def test_later_until_keeps_errors_for_wait_and_hands_slow_jobs_to_the_thread(monkeypatch):
+    import types
+
     from referee.core import later as later_mod
 
     done: list[str] = []
@@ -567,7 +569,8 @@ def test_later_until_keeps_errors_for_wait_and_hands_slow_jobs_to_the_thread(mon
         try:
             times = iter([0.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 4.0, 4.0, 5.0])  # slow, slow, quick, slow, slow
             monkeypatch.setattr(later_mod, "SLOW_S", 0.5)
-            monkeypatch.setattr(later_mod.time, "monotonic", lambda: next(times))
+            # (later.py's own clock, not the process's: another thread may read that)
+            monkeypatch.setattr(later_mod, "time", types.SimpleNamespace(monotonic=lambda: next(times)))
             ran: list[int] = []
             for _ in range(5):
                 fresh.submit(1, lambda: ran.append(threading.get_ident()))
