@@ -397,6 +397,7 @@ def test_a_seat_folder_moved_away_is_found_again(tmp_path):
     seat = SeatFolder(tmp_path, 1)
     try:
         seat.write_views({"Board.txt": "one\n"})
+        seat.may_have_changed()  # its player runs, and:
         os.rename(tmp_path / "players" / "p1", tmp_path / "players" / "p1-gone")
         os.symlink("p1-gone", tmp_path / "players" / "p1")
         seat.write_views({"Board.txt": "two\n"})
@@ -834,3 +835,33 @@ def test_a_seat_folder_written_by_path_where_folders_cannot_be_held(tmp_path):
     assert seat.usage(None).bytes >= 1 << 20
     seat.clear()
     assert sorted(p.name for p in folder.iterdir()) == []
+
+
+def test_the_held_folders_are_checked_once_after_each_time_a_player_may_have_run(tmp_path, monkeypatch):
+    """Between two runs of players only the referee touches a seat's
+    folder: the way to it is checked at the first use after a player may
+    have run, not at every use (the views, the decision removed, the
+    snapshots added and the one reserved were ~10 stats a step)."""
+    (tmp_path / "players").mkdir()
+    seat = SeatFolder(tmp_path, 1, check_snapshots=False)
+    looked: list[str] = []
+    real_stat = os.stat
+
+    def counting(path, *args, **kwargs):
+        if path in ("players", "p1", "step_logs"):
+            looked.append(path)
+        return real_stat(path, *args, **kwargs)
+
+    try:
+        seat.write_views({"Board.txt": "one\n"}, snapshot_text=lambda k: f"{k}\n", upto=1)
+        monkeypatch.setattr(os, "stat", counting)
+        seat.add_snapshots(lambda k: f"{k}\n", 2)
+        seat.reserve_snapshot(2)
+        seat.forget_decision()
+        assert looked == []
+        seat.may_have_changed()
+        seat.forget_decision()
+        seat.add_snapshots(lambda k: f"{k}\n", 3)
+        assert looked == ["players", "p1", "step_logs"]
+    finally:
+        seat.close()

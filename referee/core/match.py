@@ -447,6 +447,13 @@ class Match:
         repaired = seat.take_repairs()
         if repaired:
             record["repaired"] = repaired
+        # What the one about to decide can reach: its own folder from its
+        # sandbox, else (the same user, or a person at the keyboard) any.
+        # Looked at again after it ran: a look made meanwhile (a write left
+        # for later, see core.later) may have come before its change.
+        reachable = (seat,) if p.sandbox.on and process else tuple(self.seats.values())
+        for folder in reachable:
+            folder.may_have_changed()
         if process:
             agent.limits = step_limits
             agent.meanwhile = self.later.until if kept else self.later.go  # the last step's writes, while it runs
@@ -454,6 +461,8 @@ class Match:
         else:
             self.later.go()
         reply = agent.decide(seat.path, step, player, state)
+        for folder in reachable:
+            folder.may_have_changed()
         run = reply.run
         charge = clock.charge(run.wall_s)
         if charge is not None:
@@ -557,8 +566,9 @@ class Match:
             why = (f"its folder holds more than its disk budget of {limits.disk_mb:g} MiB "
                    f"(disk_mb){largest}")
         else:
-            free = _disk_full(seat.path)
-            if free is None or usage.bytes - before < DISK_FULL_GROWTH:
+            # (the folder's growth first: a look at the disk is a statvfs a step)
+            free = _disk_full(seat.path) if usage.bytes - before >= DISK_FULL_GROWTH else None
+            if free is None:
                 return None
             why = (f"the disk filled up during its step ({free / 2**20:.1f} MiB free); its folder "
                    f"grew by {(usage.bytes - before) / 2**20:.1f} MiB{largest}")

@@ -259,6 +259,7 @@ class SeatFolder:
     _written: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     _reserved: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # created empty, to fill: stamps
     _held: tuple[int, int, int, int] | None = None  # (match root, players, seat, step_logs) fds
+    _checked: bool = False  # _held checked since a player last ran (see may_have_changed)
     _idents: list[tuple[int, int]] = field(default_factory=list)
     _views: dict[str, tuple[int, tuple[int, int]]] = field(default_factory=dict)  # name: (fd, _ident)
     # Without a sandbox (check_snapshots): what changed in step_logs/ since
@@ -287,10 +288,15 @@ class SeatFolder:
         return self.folder.name if self.folder is not None else f"p{self.player}"
 
     def _dirs(self) -> tuple[int, int]:
-        """(seat fd, step_logs fd), held until :meth:`close`.  At each use one
-        stat per level checks that the way there is still the same real,
-        usable directories; if not, it is opened afresh, repairing."""
-        if self._held is not None and self._unchanged():
+        """(seat fd, step_logs fd), held until :meth:`close`.  At the first
+        use since a player may have run (:meth:`may_have_changed`) one stat
+        per level checks that the way there is still the same real, usable
+        directories; if not, it is opened afresh, repairing.  (Checked at
+        every use, a step made ~10 of those stats: its views, the decision
+        removed, the snapshots added and the one reserved, where nothing
+        could have changed the folders in between.)"""
+        if self._held is not None and (self._checked or self._unchanged()):
+            self._checked = True
             return self._held[2], self._held[3]
         self.close()
         fds: list[int] = []
@@ -305,7 +311,16 @@ class SeatFolder:
             raise
         self._held = (fds[0], fds[1], fds[2], fds[3])
         self._idents = [_ident(os.fstat(fd)) for fd in fds[1:]]
+        self._checked = True
         return fds[2], fds[3]
+
+    def may_have_changed(self) -> None:
+        """A player is about to run that can reach this folder (its own; any
+        without a sandbox): the next use of the held directories checks
+        them again.  Only the referee touches a seat's folder while none
+        runs (a spawned player's processes are swept after its step, a
+        kept-alive one is frozen)."""
+        self._checked = False
 
     def _unchanged(self) -> bool:
         assert self._held is not None
@@ -329,6 +344,7 @@ class SeatFolder:
         """Let go of the held directories and view files (the match calls
         this at its end)."""
         held, self._held = self._held, None
+        self._checked = False
         views, self._views = self._views, {}
         for fd in [*(held or ()), *(fd for fd, _ in views.values())]:
             with contextlib.suppress(OSError):

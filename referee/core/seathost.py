@@ -387,9 +387,8 @@ class Outputs:
 
     def finish(self, reply: dict, out: int, err: int, out_start: int, err_start: int, keep_kb: int) -> None:
         """Cap what the step wrote to each file, put their tails in ``reply``."""
-        reply["stdout_tail"] = _cap_and_tail(out, out_start, keep_kb)
-        reply["stderr_tail"] = _cap_and_tail(err, err_start, keep_kb)
-        self.ends[out], self.ends[err] = _size(out), _size(err)
+        reply["stdout_tail"], self.ends[out] = _cap_and_tail(out, out_start, keep_kb)
+        reply["stderr_tail"], self.ends[err] = _cap_and_tail(err, err_start, keep_kb)
 
     def close(self) -> None:
         _close_all(self.fds)
@@ -406,8 +405,10 @@ def _size(fd: int) -> int:
         return 0
 
 
-def _cap_and_tail(fd: int, start: int, keep_kb: int) -> str:
-    """Keep at most ``keep_kb`` of what this step wrote; return its tail."""
+def _cap_and_tail(fd: int, start: int, keep_kb: int) -> tuple[str, int]:
+    """Keep at most ``keep_kb`` of what this step wrote: (its tail, the
+    file's size after it)."""
+    size = 0
     try:
         size = os.fstat(fd).st_size
         limit = start + keep_kb * 1024
@@ -417,11 +418,11 @@ def _cap_and_tail(fd: int, start: int, keep_kb: int) -> str:
             size = os.fstat(fd).st_size
         begin = max(start, size - TAIL)
         if begin >= size:
-            return ""  # nothing printed this step
+            return "", size  # nothing printed this step
         data = os.pread(fd, size - begin, begin)
-        return data.decode("utf-8", "replace")
+        return data.decode("utf-8", "replace"), size
     except OSError:
-        return ""
+        return "", size
 
 
 def _child(req: dict, out: int, err: int, report: int, stdin: int | None = None) -> None:
@@ -875,10 +876,14 @@ class Persistent:
         if READ_SYSCALL is None:
             return None
         try:
-            for pid in self.tree():
+            pids = self.tree()
+            # Each process's main thread first: the one that reads, as a
+            # rule (the listing of its threads was a third of the look).
+            if any(_reads_stdin(f"/proc/{pid}/task/{pid}/syscall") for pid in pids):
+                return True
+            for pid in pids:
                 for task in os.listdir(f"/proc/{pid}/task"):
-                    fields = _proc(f"/proc/{pid}/task/{task}/syscall").split()
-                    if len(fields) > 1 and fields[0] == READ_SYSCALL and int(fields[1], 16) == 0:
+                    if task != str(pid) and _reads_stdin(f"/proc/{pid}/task/{task}/syscall"):
                         return True
         except (OSError, ValueError):
             return None
@@ -1022,6 +1027,13 @@ class Persistent:
         if not self.settled:
             self.settle(deadline)
         self.settled = True
+
+
+def _reads_stdin(syscall_file: str) -> bool:
+    """Whether the thread of this ``/proc/<pid>/task/<tid>/syscall`` waits
+    in read(2) on its fd 0."""
+    fields = _proc(syscall_file).split()
+    return len(fields) > 1 and fields[0] == READ_SYSCALL and int(fields[1], 16) == 0
 
 
 def _exited(pid: int) -> bool:
