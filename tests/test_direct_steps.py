@@ -141,3 +141,31 @@ def test_a_lent_player_gets_its_steps_without_a_request_to_its_host(tmp_path, mo
     records, played = _play(tmp_path, monkeypatch, "well", well, {}, "auto", "on")
     assert played == len(records) >= 4 and {r["verdict"] for r in records} == {"OK"}
     assert requests == []  # (the hosts' start and their players' are asked of all at once, not by _ask)
+
+
+def test_a_lent_steps_wall_ends_at_its_done_not_after_its_freeze(tmp_path, monkeypatch):
+    # docs/protocol.md: a kept-alive player's wall time runs from the
+    # request to its ``done``.  The freeze and the sweep after it are the
+    # referee's: one that takes a second is not the player's second.
+    from referee.core import seathost
+
+    slowed: list[bool] = []
+    freeze = seathost.Persistent.freeze
+
+    def slow_once(self, *args, **kwargs):
+        if not slowed:
+            slowed.append(True)
+            import time
+            time.sleep(1.0)
+        return freeze(self, *args, **kwargs)
+
+    monkeypatch.setattr(seathost.Persistent, "freeze", slow_once)
+    well = tmp_path / "well.py"
+    well.write_text(ROGUE.replace("MISBEHAVE", "pass").replace("AFTER", "pass").replace("LATER", "pass"))
+    monkeypatch.setenv(direct.ENV, "on")
+    out = tmp_path / "slow-freeze"
+    run_match(MatchSpec("cantris", [f"persistent:python3 {well}", f"persistent:python3 {well}"],
+                        board=BOARDS / "cantris" / "10x5-1.txt", seed=5, out=out, sandbox="auto"))
+    records = read_log(out)
+    assert slowed and {r["verdict"] for r in records} == {"OK"}
+    assert max(r["wall_ms"] for r in records) < 900, [r["wall_ms"] for r in records]
