@@ -295,8 +295,8 @@ class SeatFolder:
         every use, a step made ~10 of those stats: its views, the decision
         removed, the snapshots added and the one reserved, where nothing
         could have changed the folders in between.)"""
-        if self._held is not None and (self._checked or self._unchanged()):
-            self._checked = True
+        if self._still_held():
+            assert self._held is not None
             return self._held[2], self._held[3]
         self.close()
         fds: list[int] = []
@@ -313,6 +313,15 @@ class SeatFolder:
         self._idents = [_ident(os.fstat(fd)) for fd in fds[1:]]
         self._checked = True
         return fds[2], fds[3]
+
+    def _still_held(self) -> bool:
+        """Whether the held directories are still the way to the seat (see
+        :meth:`_dirs`), looked at only if a player may have run since."""
+        if self._held is None:
+            return False
+        if not self._checked:
+            self._checked = self._unchanged()
+        return self._checked
 
     def may_have_changed(self) -> None:
         """A player is about to run that can reach this folder (its own; any
@@ -466,7 +475,7 @@ class SeatFolder:
         wrote them: their costs are added up as they were written."""
         if not self.check_snapshots:
             return trees.tree_usage(self.path, budget, ("step_logs",))
-        if self._held is not None and self._watch is not None and self._unchanged():
+        if self._watch is not None and self._still_held():
             logs = self._held[3]
             self._gather(logs)
             if self._trusted and not self._suspect and not self._strays:
