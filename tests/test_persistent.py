@@ -446,6 +446,32 @@ def test_a_player_that_dies_while_it_starts_gets_the_verdict_at_its_first_step(t
     assert len(mine) > 1 and all(r["verdict"] == "CRASH" for r in mine)  # started again, each step
 
 
+@pytest.mark.parametrize("direct", ["on", "off"])
+def test_what_a_player_prints_while_it_starts_is_its_first_steps_output(tmp_path, make_player, monkeypatch,
+                                                                       direct):
+    # A start-up that crashed (an import that failed) is told at step 1 as a
+    # spawned player's crash is, its stderr's last line and where; one that
+    # printed and went on has that output in its first step's (capped with
+    # it: output is never free).  Before, the first step's output began
+    # after the start-up, and the crash said only "exit status 1".
+    monkeypatch.setenv("REFEREE_DIRECT_STEPS", direct)
+    out = tmp_path / "crashed"
+    play_match("cantris", out, f"persistent:{_program(make_player, startup='import no_such_module_anywhere')}",
+               "builtin:random", seed=4, board=BOARDS / "cantris" / "8x4-1.txt")
+    first = read_log(out)[0]
+    assert first["verdict"] == "CRASH", first
+    assert "(stderr: ModuleNotFoundError: No module named 'no_such_module_anywhere' at counter.py:" \
+        in first["message"], first["message"]
+    out = tmp_path / "talked"
+    talker = _program(make_player, startup="print('loading', flush=True)")
+    play_match("cantris", out, f"persistent:{talker}", "builtin:random", seed=4,
+               board=BOARDS / "cantris" / "8x4-1.txt")
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert {r["verdict"] for r in mine} == {"OK"}, mine
+    assert mine[0]["stdout"].startswith("loading\ncall 1 "), mine[0]
+    assert "loading" not in mine[1]["stdout"], mine[1]
+
+
 def test_a_start_up_that_does_not_settle_is_waited_for_at_most_the_first_step_limit(
         tmp_path, make_player):
     # A start-up that never ends against a 1 s first step: the referee waits

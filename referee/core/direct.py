@@ -170,7 +170,7 @@ class Borrowed:
 
 
 def borrow(lend: dict, host_pid: int, sandboxed: bool, pids: list[int], count: int | None,
-           outputs: tuple[str, str] | None = None) -> Borrowed | None:
+           outputs: tuple[str, str] | None = None, starts: object = None) -> Borrowed | None:
     """Take the player a host lent (``seathost.lend``: its pid as the host
     sees it, the host's fd numbers of its pipes); ``host_pid`` is the host's
     own process (without a sandbox) or its bubblewrap's, ``pids`` the
@@ -178,7 +178,10 @@ def borrow(lend: dict, host_pid: int, sandboxed: bool, pids: list[int], count: i
     None where anything does not check out: the host keeps playing.
     ``outputs``: its output files (stdout, stderr), opened now, as the
     /proc files a step reads are, so that a first step costs what any does
-    (lent before the match, their first opening would be step 1's)."""
+    (lent before the match, their first opening would be step 1's);
+    ``starts``: their sizes where its next step's output begins, if not
+    where they end now (a player lent at its start: what it printed while
+    it started is its first step's)."""
     if count is None or not isinstance(lend, dict):
         return None
     try:
@@ -216,7 +219,9 @@ def borrow(lend: dict, host_pid: int, sandboxed: bool, pids: list[int], count: i
     borrowed = Borrowed(held, fds[0], count)
     held.peak_kb(), held.reading()
     if outputs is not None:
-        borrowed.outputs.open({"stdout": outputs[0], "stderr": outputs[1]})
+        out, err, _, _ = borrowed.outputs.open({"stdout": outputs[0], "stderr": outputs[1]})
+        if isinstance(starts, (list, tuple)) and len(starts) == 2 and all(isinstance(n, int) for n in starts):
+            borrowed.outputs.ends[out], borrowed.outputs.ends[err] = starts
     return borrowed
 
 

@@ -1323,8 +1323,14 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
     ``{"start_error", "ready", "wall"}``."""
     player = PERSISTENT
     start = time.monotonic()
+    starts = None
     if player.pid is None:
-        out, err, _, _ = OUTPUTS.open(req)
+        out, err, out_start, err_start = OUTPUTS.open(req)
+        # What it prints while it starts is its first step's output: capped
+        # with it, and the tail of a start-up that crashed (an import that
+        # failed) is that step's message, as a spawned player's would be.
+        OUTPUTS.ends[out], OUTPUTS.ends[err] = out_start, err_start
+        starts = (out_start, err_start)
         problem = player.start(req, out, err, pid1)
         if problem:
             return {"start_error": problem, "ready": False, "wall": time.monotonic() - start}
@@ -1396,6 +1402,8 @@ def prestart(req: dict, pid1: bool, control: int) -> dict:
         sweep_except(pid1, player.members)
         player.cpu_mark = player.cpu()
     reply = {"start_error": None, "ready": ready, "wall": time.monotonic() - start}
+    if starts is not None:
+        reply["starts"] = starts  # (where a lent first step's output begins: see direct.borrow)
     lend(req, reply, player)
     return reply
 

@@ -364,12 +364,15 @@ class SeatHost:
         counts the seat's processes (see direct.py)."""
         return self.group is not None and direct.enabled()
 
-    def _borrow(self, lend: object) -> None:
+    def _borrow(self, lend: object, starts: object = None) -> None:
+        """Play the lent player's next steps here; ``starts``: the sizes of
+        its output files where its next step's output begins (its start-up's
+        output is its first step's), if not where they end now."""
         self._unborrow()
         if self.group is None or self.proc is None or not isinstance(lend, dict):
             return
         self.borrowed = direct.borrow(lend, self.proc.pid, self.sandbox.on, self.group.pids(),
-                                      self.group.count(), self.outputs)
+                                      self.group.count(), self.outputs, starts)
 
     def _unborrow(self) -> None:
         """Stop playing the player here; the host is told at its next step."""
@@ -695,7 +698,7 @@ def prestart(asks: Sequence[tuple[SeatHost, bytes, float]]) -> None:
         elif not reply.get("start_error"):
             host.started_s = wall  # a start error is reported (and retried) at the first step
             if "lend" in reply:
-                host._borrow(reply["lend"])
+                host._borrow(reply["lend"], reply.get("starts"))
 
 
 def _exchange(asks: Sequence[tuple[SeatHost, bytes, float]], at_once: int
