@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import read_log, referee
 from terminal import Terminal
 
@@ -395,3 +397,31 @@ def test_a_step_line_shows_its_time_however_short():
     auto = format_step({"step": 4, "player": 2, "decision": None, "verdict": "OK", "auto": True,
                         "applied": "pass", "wall_ms": 0}, ["human", "p2"])
     assert auto.endswith("OK (automatic)")
+
+
+def test_a_module_kept_beside_the_program_but_not_in_its_folder_is_explained_in_the_sandbox(tmp_path):
+    """Shared code in a sibling folder imports without the referee and
+    without its sandbox, and fails in it (the sandbox shows the program's
+    own folder): the crash says why and what to do."""
+    from grading_kit import SANDBOX_OK
+
+    if not SANDBOX_OK:
+        pytest.skip("the bubblewrap sandbox cannot start here")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "helper.py").write_text("MOVE = None\n")
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "main.py").write_text(
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'shared'))\n"
+        "import helper\n")
+    player = f"{sys.executable} {tmp_path / 'bot' / 'main.py'}"
+    _, log = play(tmp_path, player, "--sandbox", "bwrap")
+    assert log[0]["verdict"] == "CRASH"
+    assert log[0]["message"].endswith(
+        "(stderr: ModuleNotFoundError: No module named 'helper' at main.py:3); if 'helper' is in a folder of "
+        "yours, the sandbox does not show it: it shows the program's own folder and every folder named on its "
+        "command line, not others (nor packages installed with pip install --user): keep the module beside "
+        "the program, or name its folder on the command line (docs/protocol.md, \"The sandbox (Linux)\")"), \
+        log[0]["message"]
+    _, log = play(tmp_path, player, "--sandbox", "none", "--replace")  # it imports: no such hint
+    assert "ModuleNotFoundError" not in (log[0].get("message") or "")

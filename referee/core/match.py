@@ -529,7 +529,8 @@ class Match:
         if reply.text is None:
             if reply.run.failed:
                 return (Verdict.CRASH, f"{describe_exit(reply.run)} without writing decision.txt"
-                        + _tail(reply) + (_misnamed(reply) or _elsewhere(reply) or _path_hint(reply)), None)
+                        + _tail(reply) + (_misnamed(reply) or _elsewhere(reply) or _path_hint(reply)
+                                          or (_module_hint(reply) if self.p.sandbox.on else "")), None)
             return (Verdict.NO_DECISION, "the program exited without writing decision.txt"
                     + (_misnamed(reply) or _elsewhere(reply) or _printed(reply)), None)
         raw = reply.text.strip()
@@ -736,6 +737,25 @@ _FAILED_PATH = re.compile(r"(?:No such file or directory|Read-only file system|P
                           r"(?::|, open) '([^'\n]+)'|FileNotFoundException: (\S+) \(", re.IGNORECASE)
 # A program that reads stdin (stdin is closed): Python's input(), Java's Scanner.
 _READ_STDIN = re.compile(r"EOFError: EOF when reading a line|java\.util\.NoSuchElementException")
+
+
+# A module the program could not import: Python's and Node's words for it.
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^'\n]+)'|Error: Cannot find module '([^'\n]+)'")
+
+
+def _module_hint(reply: Reply) -> str:
+    """A sandboxed program that could not import a module: the sandbox shows
+    its own folder, not the others it may import from (a sibling folder of
+    shared code, an SDK kept elsewhere, packages installed with ``pip
+    install --user``), and "it works without the referee" is then a puzzle."""
+    found = _NO_MODULE.findall(reply.run.stderr_tail)
+    if not found:
+        return ""
+    name = "".join(found[-1])
+    return (f"; if {visible(name[:60])!r} is in a folder of yours, the sandbox does not show it: it shows "
+            "the program's own folder and every folder named on its command line, not others (nor "
+            "packages installed with pip install --user): keep the module beside the program, or name "
+            "its folder on the command line (docs/protocol.md, \"The sandbox (Linux)\")")
 
 
 def _path_hint(reply: Reply) -> str:
