@@ -30,7 +30,7 @@ from referee.core.match import Match, clock_view
 from referee.core.players import Agent, ProcessAgent, Reply, make_agent
 from referee.core.rng import recorded_chance
 from referee.core.runner import Limits
-from referee.core.sandbox import player_environment
+from referee.core.sandbox import NONE, player_environment
 from referee.core.verdicts import Verdict
 from referee.core.visible import visible
 
@@ -175,7 +175,8 @@ def judge(game: Game, limits: Limits, reply: Reply, state: GameState
     than copied so a rerun can never judge differently from the match (the
     rerun tests check the verdicts agree)."""
     referee = Match.__new__(Match)
-    referee.p = SimpleNamespace(limits=limits)  # type: ignore[assignment]
+    # (A rerun runs the program without the sandbox: no word on what it hides.)
+    referee.p = SimpleNamespace(limits=limits, sandbox=NONE)  # type: ignore[assignment]
     referee.game = game
     return referee._judge(reply, state, limits)
 
