@@ -470,6 +470,14 @@ def test_what_a_player_prints_while_it_starts_is_its_first_steps_output(tmp_path
     assert {r["verdict"] for r in mine} == {"OK"}, mine
     assert mine[0]["stdout"].startswith("loading\ncall 1 "), mine[0]
     assert "loading" not in mine[1]["stdout"], mine[1]
+    # A flood while it starts is capped with its first step's output (it
+    # was kept whole: 5 MB of stderr, past output_kb).
+    out = tmp_path / "flooded"
+    flooder = _program(make_player, startup="sys.stderr.write('x' * 300000); sys.stderr.flush()")
+    play_match("cantris", out, f"persistent:{flooder}", "builtin:random", seed=4,
+               board=BOARDS / "cantris" / "8x4-1.txt")
+    assert (out / "players" / "p1" / "stderr.txt").stat().st_size < 70 * 1024
+    assert "more bytes of output dropped" in (out / "players" / "p1" / "stderr.txt").read_text()[-200:]
 
 
 def test_a_start_up_that_does_not_settle_is_waited_for_at_most_the_first_step_limit(
