@@ -143,23 +143,24 @@ def test_a_lent_player_gets_its_steps_without_a_request_to_its_host(tmp_path, mo
     assert requests == []  # (the hosts' start and their players' are asked of all at once, not by _ask)
 
 
-def test_a_lent_steps_wall_ends_at_its_done_not_after_its_freeze(tmp_path, monkeypatch):
+def test_a_lent_steps_wall_ends_at_its_done_not_after_its_stop_and_sweep(tmp_path, monkeypatch):
     # docs/protocol.md: a kept-alive player's wall time runs from the
-    # request to its ``done``.  The freeze and the sweep after it are the
-    # referee's: one that takes a second is not the player's second.
+    # request to its ``done`` (and its way back to its stdin).  The stop and
+    # the sweep after it are the referee's: one that takes a second is not
+    # the player's second.
     from referee.core import seathost
 
     slowed: list[bool] = []
-    freeze = seathost.Persistent.freeze
+    sweep = seathost.Persistent.sweep_frozen
 
     def slow_once(self, *args, **kwargs):
         if not slowed:
             slowed.append(True)
             import time
             time.sleep(1.0)
-        return freeze(self, *args, **kwargs)
+        return sweep(self, *args, **kwargs)
 
-    monkeypatch.setattr(seathost.Persistent, "freeze", slow_once)
+    monkeypatch.setattr(seathost.Persistent, "sweep_frozen", slow_once)
     well = tmp_path / "well.py"
     well.write_text(ROGUE.replace("MISBEHAVE", "pass").replace("AFTER", "pass").replace("LATER", "pass"))
     monkeypatch.setenv(direct.ENV, "on")

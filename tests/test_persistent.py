@@ -447,6 +447,28 @@ def test_a_player_that_dies_while_it_starts_gets_the_verdict_at_its_first_step(t
 
 
 @pytest.mark.parametrize("direct", ["on", "off"])
+def test_what_a_player_computes_after_its_done_is_charged_to_its_steps(tmp_path, make_player, monkeypatch,
+                                                                      direct):
+    # Its step's wall time ends at its ``done`` and its way back to its
+    # stdin, not at the ``done`` alone: a player that prints ``done`` and
+    # goes on computing gains nothing.  It is frozen SETTLE_S after its
+    # ``done`` at the latest (that much is this step's), and the rest of its
+    # computation is its next step's (its thaw lets it get back first).
+    from referee.core import seathost
+
+    monkeypatch.setenv("REFEREE_DIRECT_STEPS", direct)
+    ponder = "\n                ".join(["print('done', flush=True)", "end = time.monotonic() + 0.4",
+                                          "while time.monotonic() < end: pass"])
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, after=ponder)}", "builtin:random",
+               seed=4, board=BOARDS / "cantris" / "8x4-1.txt")
+    mine = [r for r in read_log(out) if r["player"] == 1]
+    assert {r["verdict"] for r in mine} == {"OK"}, mine
+    assert all(r["wall_ms"] >= seathost.SETTLE_S * 1000 for r in mine), [r["wall_ms"] for r in mine]
+    assert all(r["wall_ms"] >= 300 for r in mine[1:]), [r["wall_ms"] for r in mine]
+
+
+@pytest.mark.parametrize("direct", ["on", "off"])
 def test_what_a_player_prints_while_it_starts_is_its_first_steps_output(tmp_path, make_player, monkeypatch,
                                                                        direct):
     # A start-up that crashed (an import that failed) is told at step 1 as a

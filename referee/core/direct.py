@@ -146,6 +146,7 @@ class Borrowed:
         # CPU and memory are read while its stop takes effect.
         player.freeze(lambda: readings.extend((player.cpu(), player.peak_kb())))
         used, peak = readings
+        wall = max(wall, player.quiet_at - started)  # (its way back to its stdin is its own: see seats.run)
         used = max(used, player.cpu_mark)  # (a player gone since reads 0: its death charges it, next step)
         if budget and used - player.cpu_mark > budget + 1:
             return back()  # it outlived its SIGXCPU: the host kills it

@@ -703,6 +703,7 @@ class Persistent:
         self.over: str | None = None  # the whole-seat limit its start-up went over (measured)
         self.parent = True  # its player's parent (False: borrowed by the referee's worker, see direct.py)
         self.closed = False  # its output (our end of its stdout pipe) reached its end
+        self.quiet_at = 0.0  # when its last freeze found it waiting for a request (or gave up waiting)
 
     def alive(self) -> bool:
         if self.pid is None or self.death is not None:
@@ -938,6 +939,7 @@ class Persistent:
         ``meanwhile`` is called once the stop is sent, before its wait:
         readings that need no stopped player overlap the stop's latency."""
         self.settled = self.settle(time.monotonic() + SETTLE_S)
+        self.quiet_at = time.monotonic()  # its step's time ends here: what follows is the referee's
         self.fix_members()
         # SIGSTOP takes effect before the next time the process runs; wait
         # until it shows stopped, so that the sweep after it races nothing.
@@ -1264,6 +1266,10 @@ def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: in
         reply["peak_kb"] = player.peak_kb()
         reply["exit"] = 0
         player.freeze()  # first, so that it starts nothing while the rest is swept
+        # Its time: up to its ``done`` and its way back to its stdin (at most
+        # SETTLE_S: what it computes after its ``done`` is its own), not the
+        # stop and the sweep (see seats.SeatHost.run).
+        reply["wall"] = max(reply["wall"], player.quiet_at - start)
         reply["killed"] = player.sweep_frozen(lambda: sweep_except(pid1, player.members))
         lend(req, reply, player)
     else:

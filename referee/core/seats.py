@@ -310,12 +310,12 @@ class SeatHost:
         wall = time.monotonic() - started
         if persistent_step is not None and reply is not None and reply.get("exit") == 0 \
                 and isinstance(reply.get("wall"), float) and reply["wall"] > 0:
-            # It answered: from the request to its ``done`` (docs/protocol.md),
-            # as the worker that played it here (direct.py) or its host saw
-            # it, not the freeze and the sweep that follow (~0.1 ms a step,
-            # ~0.3 at a player's first, whose way back to its stdin is
-            # cold).  A host's clock starts once it has read the request,
-            # and its player is frozen until then: it is never early.
+            # It answered: from the request to its ``done`` and its way back
+            # to its stdin (at most SETTLE_S; docs/protocol.md), as the
+            # worker that played it here (direct.py) or its host saw it, not
+            # the stop and the sweep that follow (~0.1 ms a step).  A host's
+            # clock starts once it has read the request, and its player is
+            # frozen until then: it is never early.
             wall = min(wall, reply["wall"])
         after = group.read() if group is not None else None
         self.reading = (group, after) if after is not None else None
