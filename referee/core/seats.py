@@ -289,10 +289,12 @@ class SeatHost:
             group.read() if group is not None else None
         started = time.monotonic()
         reply: dict | None = None
+        lent = False  # played here (direct.py): this process's own clock timed it
         try:
             more: dict | None = {}
             if persistent_step is not None and self.borrowed is not None:
                 reply, more = self._direct(persistent_step, limits, stdout_path, stderr_path, started, meanwhile)
+                lent = reply is not None
                 if more is not None and more.get("resume"):
                     meanwhile = None  # (called: the player is woken)
             if reply is None and more is not None:  # (None: the host is gone)
@@ -309,13 +311,14 @@ class SeatHost:
             raise
         wall = time.monotonic() - started
         if persistent_step is not None and reply is not None and reply.get("exit") == 0 \
-                and isinstance(reply.get("wall"), float) and reply["wall"] > 0:
+                and (lent or self.sandbox.on) and isinstance(reply.get("wall"), float) and reply["wall"] > 0:
             # It answered: from the request to its ``done`` and its way back
             # to its stdin (at most SETTLE_S; docs/protocol.md), as the
             # worker that played it here (direct.py) or its host saw it, not
-            # the stop and the sweep that follow (~0.1 ms a step).  A host's
-            # clock starts once it has read the request, and its player is
-            # frozen until then: it is never early.
+            # the stop and the sweep that follow (~0.1 ms a step).  A host
+            # is trusted with its clock only in its sandbox, as pid 1 of it,
+            # which no player can stop (without one, a process that escaped
+            # its step's sweep could stop the host before it read a request).
             wall = min(wall, reply["wall"])
         after = group.read() if group is not None else None
         self.reading = (group, after) if after is not None else None
