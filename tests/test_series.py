@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,19 @@ def test_a_series_takes_a_shipped_board_by_its_name_as_a_single_match_does(tmp_p
                     "builtin:greedy", "--games", "2", "--out", tmp_path / "t", "--sandbox", "none")
     assert wrong.returncode != 0 and "Traceback" not in wrong.stderr
     assert "6x3-9: no such file, nor a shipped board of that name (shipped cantris boards:" in wrong.stderr
+
+
+def test_the_summary_says_why_an_entrant_faulted(tmp_path):
+    # "faults: CRASH 4" alone sent a student into the games' logs to learn
+    # that the bot never started: the summary quotes its first fault.
+    broken = tmp_path / "broken.py"
+    broken.write_text("import sys\n1 / 0\n")
+    out = tmp_path / "s"
+    proc = referee("play", "cantris", "--player", f"{sys.executable} {broken}", "--player", "builtin:random",
+                   "--games", "4", "--seed", "5", "--boards", str(SMALL), "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("verdicts ") and "broken" in ln)
+    assert "; faults: CRASH 4; the first: p0001-b1-s1, step 1, player 1: CRASH: exit status 1 without " \
+           "writing decision.txt (stderr: ZeroDivisionError: division by zero at broken.py:2)" in line, line
+    assert "the first" not in next(ln for ln in proc.stdout.splitlines() if ln.startswith("verdicts random"))
+    assert (out / "summary.txt").read_text() == proc.stdout

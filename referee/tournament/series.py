@@ -15,6 +15,7 @@ stop) and the report are its own.
 """
 from __future__ import annotations
 
+import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -183,6 +184,7 @@ class SeriesSummary(Summary):
     uncounted: int = 0
     average_rank: dict[int, float] = field(default_factory=dict)
     same_games: bool = False  # every pair replayed the same games (see ratings.same_games)
+    first_faults: dict[int, str] = field(default_factory=dict)  # entrant: its first fault's game and message
 
 
 class Series(Tournament):
@@ -203,6 +205,7 @@ class Series(Tournament):
         summary = SeriesSummary(plan, rows, None, len(counted), failure, interrupted, sprt=state,
                                 uncounted=len(records) - len(counted))
         summary.average_rank = average_ranks(counted, config.table_size)
+        summary.first_faults = first_faults(config.out, list(records.values()))
         if config.table_size == 2:
             summary.pair_counts = pentanomial([sum(r.points(0) for r in rotation) for rotation in rotations])
             summary.elo = elo_interval(summary.pair_counts)
@@ -212,6 +215,46 @@ class Series(Tournament):
         files.write_text(config.out / "games.csv",
                          games_csv(config, sorted(records.values(), key=lambda r: r.key)))
         return summary
+
+
+FAULT_SHOWN = 300
+"""Characters of an entrant's first fault message shown in the summary."""
+
+
+def first_faults(out: Path, records: Sequence[GameRecord]) -> dict[int, str]:
+    """Each entrant's first fault of the series (the first game, by key, in
+    which it has one; the first such step of its log): the game and the
+    log's message, so that "faults: CRASH 4" says why without a look into
+    a game's folder (a bot that fails to start crashes in every game)."""
+    found: dict[int, str] = {}
+    for record in sorted(records, key=lambda r: r.key):
+        for seat, counts in sorted(record.verdicts.items()):
+            if not 1 <= seat <= len(record.seats):
+                continue
+            entrant = record.seats[seat - 1]
+            if entrant in found or not any(counts.get(v) for v in FAULTS):
+                continue
+            message = _first_fault(out / record.folder / "log.jsonl", seat)
+            if message is not None:
+                found[entrant] = f"{Path(record.folder).name}, {message}"
+    return found
+
+
+def _first_fault(log: Path, seat: int) -> str | None:
+    """The message of ``seat``'s first faulty step in the game's log, if any."""
+    try:
+        with open(log, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if (isinstance(record, dict) and record.get("player") == seat
+                        and record.get("verdict") in FAULTS and isinstance(record.get("message"), str)):
+                    return record["message"]
+    except OSError:
+        return None
+    return None
 
 
 def average_ranks(records: Sequence[GameRecord], size: int) -> dict[int, float]:
@@ -273,6 +316,10 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     for r in rows:
         seen = {v: n for v, n in r.verdicts.items() if n}
         faults = ", ".join(f"{v} {seen[v]}" for v in FAULTS if v in seen) or "none"
+        first = summary.first_faults.get(r.entrant)
+        if first is not None:
+            shown = first if len(first) <= FAULT_SHOWN else first[:FAULT_SHOWN - 3] + "..."
+            faults += f"; the first: {shown}"
         lines.append(f"verdicts {r.name}: OK {seen.get('OK', 0)}; faults: {faults}")
     if summary.uncounted:
         lines.append(f"{summary.uncounted} game(s) finished after the SPRT decided or in an incomplete "
