@@ -25,6 +25,7 @@ from typing import Any, Sequence, TextIO
 from referee.core import files, settings as settings_mod, trees
 from referee.core.errors import InputError
 from referee.core.humans import is_human
+from referee.core.log import read_log
 from referee.core.match import default_out, prepare
 from referee.core.rng import derived_rng
 from referee.core.runner import usable_cores
@@ -234,25 +235,21 @@ def first_faults(out: Path, records: Sequence[GameRecord]) -> dict[int, str]:
             entrant = record.seats[seat - 1]
             if entrant in found or not any(counts.get(v) for v in FAULTS):
                 continue
-            message = _first_fault(out / record.folder / "log.jsonl", seat)
+            message = _first_fault(out / record.folder, seat)
             if message is not None:
                 found[entrant] = f"{Path(record.folder).name}, {message}"
     return found
 
 
-def _first_fault(log: Path, seat: int) -> str | None:
-    """The message of ``seat``'s first faulty step in the game's log, if any."""
+def _first_fault(game: Path, seat: int) -> str | None:
+    """The message of ``seat``'s first faulty step in the game's log, if any
+    (none from a log that is missing or damaged: the counts are said still)."""
     try:
-        with open(log, encoding="utf-8", errors="replace") as lines:
-            for line in lines:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if (isinstance(record, dict) and record.get("player") == seat
-                        and record.get("verdict") in FAULTS and isinstance(record.get("message"), str)):
-                    return record["message"]
-    except OSError:
+        for record in read_log(game):
+            if record["player"] == seat and record.get("verdict") in FAULTS \
+                    and isinstance(record.get("message"), str):
+                return record["message"]
+    except InputError:
         return None
     return None
 
