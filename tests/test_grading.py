@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import platform
 import shutil
+import subprocess
 import sys
 import threading
 
@@ -24,7 +25,7 @@ from referee.grading import config as grading_config
 from referee.grading.classroom import folder_hash
 from referee.grading.formats import render
 from referee.grading.gauntlet import grade
-from referee.grading.submission import MANIFEST
+from referee.grading.submission import MANIFEST, SubmissionError, stage
 from referee.tournament.ratings import EloEstimate, describe_elo, elo_interval, sweep_bound
 
 
@@ -209,6 +210,61 @@ def test_the_sandbox_stops_a_hostile_submission_in_referee_grade(tmp_path, monke
     assert 0 < data["score"] <= 40 and data["tests"][1]["score"] > 0  # it played, legally
     unharmed(tmp_path, tmp_path / "results", text)
     assert (config.parent / "staff" / "first_tile.py").read_text() == STAFF_BOT
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_a_hostile_build_runs_in_the_sandbox_too(tmp_path, monkeypatch):
+    """A manifest's ``build:`` is any command the student writes, run by a
+    grader that is often root: it ran bare, read the staff's code into
+    the results and could forge them.  Now it runs in the sandbox, as the
+    player does: it sees its own working copy, and none of the grader's
+    folders.  (The same build run bare does all three: the second half.)"""
+    monkeypatch.delenv("REFEREE_SANDBOX", raising=False)
+    config = write_config(tmp_path, HOSTILE_CONFIG)
+    (config.parent / "staff").mkdir()
+    (config.parent / "staff" / "first_tile.py").write_text(STAFF_BOT)
+    results = tmp_path / "results"
+    results.mkdir()
+    folder = submission(tmp_path, "good")
+    steal = (f"cat {config.parent}/staff/first_tile.py ../../../course/staff/first_tile.py > leak.txt; "
+             f"touch {tmp_path}/{HOSTILE_MARK} {config.parent}/{HOSTILE_MARK}; "
+             f"echo forged > {results}/results.json; cat leak.txt; true")
+    (folder / MANIFEST).write_text(f"language: python\nbuild: sh -c '{steal}'\nrun: python3 player.py\n")
+    proc = referee("grade", config, "--submission", folder, "--format", "gradescope",
+                   "--out", results / "results.json", "--results", results / "referee", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (results / "results.json").read_text()
+    assert validate("gradescope", text)["tests"][1]["score"] > 0  # built, then played
+    unharmed(tmp_path, results, text)
+    bare = tmp_path / "bare"
+    shutil.copytree(folder, bare)
+    done = subprocess.run(["sh", "-c", steal.replace("../../../course", str(config.parent))], cwd=bare,
+                          capture_output=True, text=True)
+    assert STAFF_SECRET in done.stdout and (tmp_path / HOSTILE_MARK).exists()
+
+
+@pytest.mark.parametrize("line", ["python3 player.py {staff}/first_tile.py", "python3 player.py ../../course/staff",
+                                  "persistent:python3 player.py {staff}", "{staff}/../staff/first_tile.py"])
+def test_a_manifest_may_not_name_the_graders_files(tmp_path, line):
+    """The sandbox shows a player the folders its command line names: a
+    student's ``run:`` naming the staff's folder was shown it (read-only, but
+    read).  Such a line is a graded failure that names the path; the
+    system's own programs and the submission's own files are fine."""
+    staff = tmp_path / "course" / "staff"
+    staff.mkdir(parents=True)
+    (staff / "first_tile.py").write_text(STAFF_BOT)
+    folder = submission(tmp_path, "good")
+    (folder / MANIFEST).write_text(f"language: python\nrun: {line.format(staff=staff)}\n")
+    with pytest.raises(SubmissionError) as caught:
+        stage(folder, tmp_path / "r" / "submission")
+    assert "outside the submission" in str(caught.value) and "staff" in str(caught.value)
+    for fine in ("/usr/bin/env python3 player.py", "python3 ./player.py referee_sdk"):
+        (folder / MANIFEST).write_text(f"language: python\nrun: {fine}\n")
+        assert stage(folder, tmp_path / "r" / "submission").run == fine
+    (folder / MANIFEST).write_text(f"language: python\nrun: python3 player.py\nbuild: cp {staff}/first_tile.py x.py\n")
+    with pytest.raises(SubmissionError, match="build: names .*staff"):
+        stage(folder, tmp_path / "r" / "submission")
 
 
 @pytest.mark.slow

@@ -279,14 +279,35 @@ def wrap(sandbox: Sandbox, host_argv: Sequence[str], seat: Path, hidden: Sequenc
     input is gone, the fork server at the latest), and its POSIX message
     queues are listed in ``/dev/mqueue``, so that its host can see that a
     player left none (``seathost.reset``)."""
-    assert sandbox.binary is not None
     seat = seat.resolve()
+    argv = _view(sandbox, tmp_size, warm, pid1=True)
+    bound = [Path(p) for p in RUNTIME]
+    for path in exposed_paths(host_argv, player_argv):
+        argv += ["--ro-bind", str(path), str(path)]
+        bound.append(path)
+    covers = [path for path in sorted({Path(h).resolve() for h in hidden}, key=lambda p: len(p.parts))
+              if any(_inside(path, [root]) and path != root for root in bound)]
+    for path in covers:
+        argv += ["--size", str(1 << 20), "--tmpfs", str(path)]
+    argv += ["--bind", str(seat), str(seat),
+             "--ro-bind", str(seat / "step_logs"), str(seat / "step_logs")]
+    for path in [*covers, Path("/dev"), Path("/")]:
+        argv += ["--remount-ro", str(path)]
+    argv += ["--chdir", str(seat), "--", *host_argv]
+    return argv
+
+
+def _view(sandbox: Sandbox, tmp_size: int, warm: bool = False, pid1: bool = False) -> list[str]:
+    """bwrap and the options every sandbox of ours starts with: its
+    namespaces, user and capabilities, the runtime folders and the parts of
+    ``/etc`` shown read-only, its own ``/proc`` and ``/dev``, a private
+    ``/tmp`` and ``/dev/shm`` of ``tmp_size`` bytes."""
+    assert sandbox.binary is not None
     argv = [sandbox.binary, "--unshare-all", "--unshare-user", "--uid", str(PLAYER_UID),
             "--gid", str(PLAYER_GID), "--cap-drop", "ALL",
-            *([] if warm else ["--die-with-parent"]), "--as-pid-1", "--new-session"]
+            *([] if warm else ["--die-with-parent"]), *(["--as-pid-1"] if pid1 else []), "--new-session"]
     if _supports(sandbox.binary, "--disable-userns"):
         argv.append("--disable-userns")  # no nested namespace in which to regain capabilities
-    bound = [Path(p) for p in RUNTIME]
     for path in RUNTIME:
         if os.path.islink(path):
             argv += ["--symlink", os.readlink(path), path]
@@ -300,18 +321,26 @@ def wrap(sandbox: Sandbox, host_argv: Sequence[str], seat: Path, hidden: Sequenc
     argv += ["--dev", "/dev", *(["--mqueue", "/dev/mqueue"] if warm else []),
              "--size", str(tmp_size), "--tmpfs", "/dev/shm",
              "--size", str(tmp_size), "--tmpfs", "/tmp"]
-    for path in exposed_paths(host_argv, player_argv):
-        argv += ["--ro-bind", str(path), str(path)]
-        bound.append(path)
-    covers = [path for path in sorted({Path(h).resolve() for h in hidden}, key=lambda p: len(p.parts))
-              if any(_inside(path, [root]) and path != root for root in bound)]
-    for path in covers:
-        argv += ["--size", str(1 << 20), "--tmpfs", str(path)]
-    argv += ["--bind", str(seat), str(seat),
-             "--ro-bind", str(seat / "step_logs"), str(seat / "step_logs")]
-    for path in [*covers, Path("/dev"), Path("/")]:
-        argv += ["--remount-ro", str(path)]
-    argv += ["--chdir", str(seat), "--", *host_argv]
+    return argv
+
+
+def wrap_build(sandbox: Sandbox, folder: Path, build_argv: Sequence[str],
+               tmp_size: int = tmp_bytes(None)) -> list[str]:
+    """The command line that runs a submission's build (``g++ ...``, or
+    its manifest's ``build:``) in the sandbox, as a player runs: the
+    student's command is untrusted code, run by a grader that may be root.
+    It sees what a player sees of the machine, its build program's
+    installation, and its own working copy (``folder``), the one folder it
+    may write; no network, nothing of the grader's files."""
+    folder = folder.resolve()
+    argv = _view(sandbox, tmp_size)
+    chosen: list[Path] = []
+    for path in sorted(_shown(_argv_paths(list(build_argv[:1]))), key=lambda p: len(p.parts)):
+        if path != Path("/") and not _inside(path, [Path(p) for p in RUNTIME] + chosen + [folder]):
+            chosen.append(path)
+            argv += ["--ro-bind", str(path), str(path)]
+    argv += ["--bind", str(folder), str(folder)]
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(folder), "--", *build_argv]
     return argv
 
 

@@ -40,6 +40,8 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
     fault.  Exit 0 only if every check passes."""
     from referee.resources import resolve_board
 
+    from referee.core import sandbox as sandbox_mod
+
     from .check_bot import check_bot
     from .submission import SubmissionError, build, stage
 
@@ -55,7 +57,7 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
     if Path(player).is_dir():
         try:
             submission = stage(Path(player), out / "submission")
-            build(submission)
+            build(submission, sandbox=sandbox_mod.resolve(sandbox))
         except SubmissionError as exc:
             click.echo(f"FAIL  the submission cannot run: {exc}")
             sys.exit(1)
@@ -66,8 +68,6 @@ def check_bot_command(game: str, player: str, board: Path | None, variant: str |
                        board=resolve_board(game, board) if board else None, variant=variant,
                        settings=settings, sandbox=sandbox, seed=seed)
     click.echo(report.text(), nl=False)
-    from referee.core import sandbox as sandbox_mod
-
     resolved = sandbox_mod.resolve(sandbox)
     if not resolved.on:  # what passes here may fail on the grader, which sandboxes it
         why = (resolved.warning or "--sandbox none").removeprefix("running players without a sandbox: ")

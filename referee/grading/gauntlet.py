@@ -223,7 +223,7 @@ def _prepare(config: GradingConfig, path: Path, out: Path) -> Submission:
         raise SubmissionError(f"{path}: nothing was submitted" if path.exists()
                               else f"{path}: no such folder (nothing was submitted?)")
     submission = stage(path, out / "submission", config.submission)
-    build(submission)
+    build(submission, sandbox=sandbox_mod.resolve(config.sandbox))  # (as the games run: in it, if on)
     return submission
 
 

@@ -18,13 +18,16 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import yaml
 
 from referee import resources
 from referee.core.errors import InputError
 from referee.core.settings import load_yaml
+
+if TYPE_CHECKING:
+    from referee.core.sandbox import Sandbox
 
 MANIFEST = "referee-player.yaml"
 LANGUAGES = ("python", "cpp")
@@ -222,6 +225,13 @@ def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -
         except InputError as exc:
             raise SubmissionError(f"{MANIFEST}: {exc.message}"
                                   + (f" (line {exc.line})" if exc.line else "")) from None
+    for key in ("run", "build"):  # the student's own lines (a grading config's are the TA's)
+        if isinstance(manifest.get(key), str) and (override or {}).get(key) is None:
+            outside = _outside_path(manifest[key], work, key == "run")
+            if outside:
+                raise SubmissionError(f"{MANIFEST}: {key}: names {outside}, outside the submission; "
+                                      f"a submission's {key} line may name only its own files "
+                                      "(and programs the grader has installed)")
     manifest.update({k: v for k, v in (override or {}).items() if v is not None})
     language = manifest.get("language") or _guess_language(work)
     if language is None:
@@ -243,6 +253,33 @@ def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -
                       notes=tuple(notes))
 
 
+def _outside_path(line: str, folder: Path, run: bool) -> str | None:
+    """The first path a manifest's ``run:`` or ``build:`` line names outside
+    the submission's working copy ``folder``, or None.  The sandbox shows a
+    program the folders its command line names (and its program's whole
+    installation), so a student's ``run: python3 player.py /srv/grader/key``
+    would have been shown the grader's folder.  Each path it names must be
+    in the copy or in the system's runtime folders (``/usr/bin/python3``:
+    every player sees those anyway), its links followed; a program named
+    by a bare word is found on PATH, as the grader's own are."""
+    from referee.core import sandbox
+    from referee.core.players import _absolutize
+
+    text = line[len("persistent:"):] if run and line.startswith("persistent:") else line
+    try:
+        words = _absolutize(shlex.split(text), folder)
+    except ValueError:
+        return None  # said when it runs
+    allowed = [Path(os.path.realpath(folder)), Path(os.path.abspath(folder)),
+               *(Path(p) for p in sandbox.RUNTIME)]
+    for word in words:
+        for path in sandbox._named_paths(word):
+            if not all(sandbox._inside(Path(where), allowed)
+                       for where in (os.path.realpath(path), os.path.abspath(path))):
+                return str(path)
+    return None
+
+
 def _guess_language(folder: Path) -> str | None:
     for language, name in SOURCES.items():
         if (folder / name).is_file():
@@ -250,22 +287,37 @@ def _guess_language(folder: Path) -> str | None:
     return None
 
 
-def build(submission: Submission, timeout: float = BUILD_TIMEOUT) -> None:
+def build(submission: Submission, timeout: float = BUILD_TIMEOUT, sandbox: "Sandbox | None" = None) -> None:
     """Run the build command in the working copy; SubmissionError with the
-    compiler's own words when it fails."""
+    compiler's own words when it fails.  A build is the student's code as
+    much as the player is (a manifest's ``build:`` is any command; a
+    compiler reads any file an ``#include`` names), so with ``sandbox`` on it
+    runs in the sandbox as the player does, its working copy the one folder
+    it sees besides the system's (:func:`referee.core.sandbox.wrap_build`),
+    with the player's clean environment."""
     if not submission.build:
         return
     try:
         argv = shlex.split(submission.build)
     except ValueError as exc:
         raise SubmissionError(f"cannot read the build command {submission.build!r}: {exc}") from None
-    if shutil.which(argv[0]) is None:
+    if not argv:
+        raise SubmissionError("the build command is empty")
+    if shutil.which(argv[0]) is None and not (os.sep in argv[0] and (submission.folder / argv[0]).is_file()):
         raise SubmissionError(f"the build needs {argv[0]!r}, which is not installed on the grader")
+    env = None
+    if sandbox is not None and sandbox.on:
+        from referee.core.sandbox import player_environment, wrap_build
+
+        env = player_environment(os.environ, submission.folder.resolve(), True)
+        argv = wrap_build(sandbox, submission.folder, argv)
     try:
-        proc = subprocess.run(argv, cwd=submission.folder, capture_output=True, text=True,
+        proc = subprocess.run(argv, cwd=submission.folder, capture_output=True, text=True, env=env,
                               errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise SubmissionError(f"the build ({submission.build}) took over {timeout:g} s") from None
+    except OSError as exc:
+        raise SubmissionError(f"the build ({submission.build}) could not start: {exc.strerror or exc}") from None
     output = (proc.stdout + proc.stderr).strip()
     submission.build_output = output[-OUTPUT_KEPT:]
     if proc.returncode != 0:
