@@ -10,7 +10,9 @@ tests that run the conformance kit, so every later change is checked."""
 from __future__ import annotations
 
 import keyword
+import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -66,9 +68,23 @@ def write_game(name: str, directory: Path | None, players: int) -> list[str]:
         target.write_text(fill(source.read_text(encoding="utf-8"), values), encoding="utf-8")
         written.append(target)
     greedy = " --player builtin:greedy" * (players - 1)
+    # The `test` extra brings pytest (the game's wheel does not need it to
+    # play).  -P: `python -m` puts this folder first on sys.path, and there
+    # the project folder NAME/ passes for the package NAME (a namespace
+    # package, found before an editable install's import hook looks), so the
+    # tests' `from NAME import GAME` failed.
     return [f"wrote {len(written)} files into {directory}/ (README.md says what each is)", "",
-            "Install it into the referee's environment and play:",
-            f"    python -m pip install -e {directory}",
+            "Install it into the referee's environment, with pytest for its tests, and play:",
+            f"    python -m pip install -e {shell_word(f'{directory}[test]')}",
             f"    referee play {name} --player builtin:random{greedy}",
             f"    referee check-game {name}",
-            f"    python -m pytest {directory / 'tests'}"]
+            f"    python -P -m pytest {shell_word(str(directory / 'tests'))}"]
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one word the user's shell passes on unchanged: the
+    brackets of an extra are a pattern to zsh, and cmd.exe knows no single
+    quotes."""
+    if os.name == "nt":
+        return f'"{text}"' if re.search(r'[\s\[\]&|<>^()"]', text) else text
+    return shlex.quote(text)
