@@ -130,6 +130,42 @@ def test_a_missing_script_after_an_interpreter_is_refused(tmp_path):
     assert no_step_ran(tmp_path)
 
 
+@posix_only
+def test_python_s_first_word_is_its_script_whatever_it_looks_like(tmp_path):
+    """A word without / or .py after python3 was let through (it "did not
+    look like a path"), and the student lost by CRASH at step 1: Python
+    looks nothing up on PATH, so its first word that is no option is always
+    the script.  An unquoted space split a path into words; -I is a flag,
+    not an option with a value that hid the script."""
+    from referee.core.preflight import command_problem
+
+    (tmp_path / "my bots" / "alice").mkdir(parents=True)
+    (tmp_path / "my bots" / "alice" / "player.py").write_text("print('hi')\n")
+    refused(play(tmp_path, "python3 my bots/alice/player.py", GOOD), "player 1",
+            "python3 cannot find my: no such file ('my bots/alice/player.py' is there: a path with a space "
+            "must be quoted inside the command: --player \"python3 'my bots/alice/player.py'\")")
+    refused(play(tmp_path, GOOD, "python3 plyer"), "player 2", "python3 cannot find plyer: no such file")
+    assert no_step_ran(tmp_path)
+    assert command_problem(["python3", "my", "bot/x.py"], tmp_path) == (
+        "python3 cannot find my: no such file (if 'my bot/x.py' is one path with a space, quote it "
+        "inside the command: --player \"python3 'my bot/x.py'\")")
+    assert command_problem(["python3", "-I", "gone.py"], tmp_path) == "python3 cannot find gone.py: no such file"
+    assert command_problem(["python3", "-uW", "ignore", "gone"], tmp_path) == "python3 cannot find gone: no such file"
+    assert command_problem(["python3", "-Wignore", "-X", "dev", "gone"], tmp_path) == (
+        "python3 cannot find gone: no such file")
+    for runs_no_file in (["-m", "bot"], ["-uc", "print()"], ["-"], ["--version"]):
+        assert command_problem(["python3", *runs_no_file], tmp_path) is None
+    # A file here named without / or a dot reaches the player's own folder as typed.
+    (tmp_path / "plyer").write_text("print('hi')\n")
+    assert command_problem(["python3", "plyer"], tmp_path) == (
+        "python3 plyer: the player runs in a folder of its own, where plyer is not found; write "
+        "'python3 ./plyer' to name the one here")
+    assert command_problem(["python3", str(tmp_path / "plyer")], tmp_path) is None  # ./plyer, made absolute
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__main__.py").write_text("print('hi')\n")
+    assert command_problem(["python3", str(tmp_path / "app")], tmp_path) is None  # a folder Python runs
+
+
 def test_an_unknown_command_is_refused(tmp_path):
     refused(play(tmp_path, GOOD, "no-such-program-xyz --fast"), "player 2",
             "'no-such-program-xyz' not found")

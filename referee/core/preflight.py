@@ -431,42 +431,95 @@ def _script_problem(command: str, rest: list[str], base_dir: Path) -> str | None
     name = Path(command).name.lower()
     if name.endswith(".exe"):
         name = name[:-4]
-    runner = name if name in _SCRIPT_RUNNERS else None
-    if runner is None and name.startswith("python"):
-        runner = "python"  # python3.11, python3.12 ...
-    if runner is None and name == "java" and rest[:1] == ["-jar"] and len(rest) > 1:
-        script = rest[1]
-    elif runner is None:
-        return None
+    python = name in ("py", "pypy", "pypy3") or name.startswith("python")  # python3.11, ...
+    if python:
+        at = _python_script(rest)
+    elif name in _SCRIPT_RUNNERS:
+        at = _first_argument(rest, base_dir)
+    elif name == "java" and rest[:1] == ["-jar"] and len(rest) > 1:
+        at = 1
     else:
-        script = _first_argument(rest, base_dir)
-        if script is None:
-            return None
-    path = Path(script) if os.path.isabs(script) else base_dir / script
-    if path.is_file():
         return None
-    if path.is_dir() and runner == "python" and (path / "__main__.py").is_file():
+    if at is None:
+        return None
+    script = rest[at]
+    path = Path(script) if os.path.isabs(script) else base_dir / script
+    runnable = path.is_file() or (python and path.is_dir() and (path / "__main__.py").is_file())
+    if runnable and not _has_separator(script) and "." not in script:
+        # players.py makes a path absolute only where it has a / or a dot:
+        # this word reaches the player's own folder as it is, and names nothing there
+        return (f"{command} {script}: the player runs in a folder of its own, where {script} is not "
+                f"found; write '{command} {_as_path(script)}' to name the one here")
+    if runnable:
         return None
     if path.is_dir():
         return f"{command} cannot run {script}: it is a folder, not a script{_folder_hint(script, path)}"
-    return f"{command} cannot find {script}: no such file{_missing_hint(script, path)}"
+    return f"{command} cannot find {script}: no such file{_missing_hint(script, path) or _space_hint(command, rest[at:], base_dir)}"
 
 
-def _first_argument(rest: list[str], base_dir: Path) -> str | None:
-    """The script an interpreter runs, if it names a file; None when it runs
-    no file (``-m``, ``-c``, ``-e``) or its first argument does not look like
-    a path (no folder, no extension) nor names a folder here (``python3
-    mybot``), which is left to the interpreter."""
-    words = iter(rest)
-    for word in words:
-        if word in ("-m", "-c", "-e", "--eval", "-"):
+def _space_hint(command: str, words: list[str], base_dir: Path) -> str:
+    """A path with a space typed unquoted (``python3 my bots/p.py``) is split
+    into words: the missing script is its first part."""
+    for count in range(2, len(words) + 1):
+        joined = " ".join(words[:count])
+        if (Path(joined) if os.path.isabs(joined) else base_dir / joined).exists():
+            return (f" ('{joined}' is there: a path with a space must be quoted inside the command: "
+                    f"--player \"{command} '{joined}'\")")
+    following = words[1] if len(words) > 1 else ""
+    if following and not following.startswith("-") and (_has_separator(following) or Path(following).suffix):
+        return (f" (if '{' '.join(words[:2])}' is one path with a space, quote it inside the command: "
+                f"--player \"{command} '{' '.join(words[:2])}'\")")
+    return ""
+
+
+def _python_script(rest: list[str]) -> int | None:
+    """Where in ``rest`` the script Python runs is: its first word that is
+    neither an option nor an option's value is always a script (Python looks
+    nothing up on PATH), whatever it looks like; None when Python runs no
+    file (``-m``, ``-c``, ``-`` for standard input, ``--version``).  Only
+    -W, -X and --check-hash-based-pycs take a value (``-I`` is isolated
+    mode, a flag); options combine (``-uc``, ``-Wignore``)."""
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word == "--":
+            return i + 1 if i + 1 < len(rest) else None
+        if word == "-" or word in ("--version", "--help") or word.startswith("--help-"):
             return None
-        if word in ("-W", "-X", "-r", "--require", "-I"):
-            next(words, None)  # an option with a value
+        if word.startswith("--"):
+            i += 2 if word == "--check-hash-based-pycs" else 1
             continue
         if word.startswith("-"):
+            for k, letter in enumerate(word[1:], start=1):
+                if letter in "cmhV?":
+                    return None
+                if letter in "WX":
+                    i += k == len(word) - 1  # its value is the next word
+                    break
+            i += 1
             continue
-        return word if (_has_separator(word) or Path(word).suffix or (base_dir / word).is_dir()) else None
+        return i
+    return None
+
+
+def _first_argument(rest: list[str], base_dir: Path) -> int | None:
+    """Where in ``rest`` the script another interpreter runs is, if it names
+    a file; None when it runs no file (``-e``, ``-c``, node's ``-p``) or its
+    first argument does not look like a path (no folder, no extension) nor
+    names a folder here, which is left to the interpreter (``bash`` looks a
+    bare name up on PATH)."""
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word in ("-c", "-e", "-E", "--eval", "-p", "--print", "-"):
+            return None
+        if word in ("-r", "--require", "-I"):  # an option with a value (node's, ruby's and perl's)
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        return i if (_has_separator(word) or Path(word).suffix or (base_dir / word).is_dir()) else None
     return None
 
 
