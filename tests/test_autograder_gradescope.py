@@ -18,6 +18,23 @@ from grading_kit import SANDBOX_OK, course, hand_in, sandbox_shipped, schema, sc
 pytestmark = pytest.mark.slow
 
 
+def test_a_referee_without_a_checkout_or_a_recorded_wheel_is_told_to_build_one_not_download_one(
+        tmp_path, monkeypatch):
+    """The hint was `pip download referee`: a registry's project by that
+    name may be another's.  (With pip's record of the wheel file, the hint
+    names it: test_wheel.)"""
+    from referee.core.errors import InputError
+    from referee.grading import autograder
+
+    monkeypatch.setattr(autograder, "__file__", str(tmp_path / "site" / "referee" / "grading" / "autograder.py"))
+    monkeypatch.setattr(autograder, "installed_from", lambda: None, raising=False)
+    with pytest.raises(InputError) as raised:
+        autograder.build_wheel(tmp_path / "dist")
+    assert raised.value.message == (
+        "this referee was installed from a wheel, not a checkout: pass that wheel with --wheel FILE (the .whl "
+        "file it was installed from, or one built in a referee checkout with 'python -m pip wheel --no-deps .')")
+
+
 def test_gradescope_package_runs_as_gradescope_runs_it(course, tmp_path):
     package = tmp_path / "autograder.zip"
     proc = referee("autograder", "gradescope", course["config"], "-o", package, "--wheel", course["wheel"])

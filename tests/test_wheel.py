@@ -260,6 +260,21 @@ def test_new_game_installs_with_pip_install_e_and_plays(installed):
     assert result["steps"] == 12 and {v for c in result["verdicts"].values() for v, n in c.items() if n} == {"OK"}
 
 
+def test_the_autograder_installed_from_a_wheel_asks_for_that_wheel_by_its_path(installed):
+    """No checkout to build the referee's wheel from: the hint said to fetch
+    one with `pip download referee`, a name on a registry that nothing says
+    holds this project (there it may be another's).  pip recorded the file
+    the venv was installed from; the hint names it."""
+    course = installed.work / "autograder-course"
+    course.mkdir()
+    (course / "grading.yaml").write_text(
+        "game: cantris\ncompliance: {points: 10}\nopponents:\n  - {player: 'builtin:greedy', points: 30}\n")
+    proc = installed.referee("autograder", "gradescope", course / "grading.yaml", "-o", course / "a.zip")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr == (f"referee: error: this referee was installed from a wheel, not a checkout: pass "
+                           f"that wheel with --wheel FILE ({installed.wheel}, which it was installed from)\n")
+
+
 def test_docs_are_found_and_human_without_the_web_extra_plays_at_the_terminal(installed):
     """The wheel alone (no `web` extra): `referee docs` points into the venv,
     and `human` typed at a terminal on a desktop plays there, saying why."""

