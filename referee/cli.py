@@ -4,6 +4,7 @@ one line naming the file, line and problem; a finished match exits 0 whatever
 its result."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,9 @@ class Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            if os.environ.get("REFEREE_RUNNER"):  # before any command reads it: see runner_choice
+                from referee.core.runner import runner_choice
+                runner_choice()
             return super().invoke(ctx)
         except InputError as exc:
             fail(exc)

@@ -38,3 +38,22 @@ def test_none_is_recorded_and_has_no_warning(tmp_path):
     proc = _play(tmp_path, "--sandbox", "none")
     assert proc.returncode == 0 and "warning" not in proc.stderr
     assert yaml.safe_load((tmp_path / "m" / "match.yaml").read_text())["sandbox"] == "none"
+
+
+def test_an_unknown_runner_is_an_error_not_a_match_without_seat_hosts_or_sandbox(tmp_path):
+    """REFEREE_RUNNER=bogus (any value but host, direct and portable) was read
+    as `not host`: the seat hosts and the sandbox went off, as with direct,
+    and nothing said so.  A tournament reported it as its config's fault."""
+    message = ("referee: error: environment variable REFEREE_RUNNER='bogus' is not a runner: use host (the "
+               "default), direct or portable, or unset it\n")
+    proc = _play(tmp_path, env={"REFEREE_RUNNER": "bogus"})
+    assert (proc.returncode, proc.stderr) == (2, message)
+    assert not (tmp_path / "m").exists()
+    config = tmp_path / "cup.yaml"
+    config.write_text(yaml.safe_dump({"game": "cantris", "format": "round_robin", "out": "cup", "entrants": [
+        {"name": "a", "command": "builtin:random"}, {"name": "b", "command": "builtin:random"}]}))
+    proc = referee("tournament", config, cwd=tmp_path, env={**os.environ, "REFEREE_RUNNER": "bogus"})
+    assert (proc.returncode, proc.stderr) == (2, message)
+    for unset in ("", "host"):
+        proc = _play(tmp_path / unset, "--sandbox", "none", env={"REFEREE_RUNNER": unset})
+        assert proc.returncode == 0, proc.stderr

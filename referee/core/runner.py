@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from .errors import InputError
+
 try:  # POSIX only; importing this module must work everywhere.
     import resource
 except ImportError:  # pragma: no cover - Windows
@@ -85,7 +87,21 @@ def unsupported_limits(limits: Limits) -> list[str]:
 
 def _portable() -> bool:
     """Whether run_process hands over to the psutil runner (portable.py)."""
-    return os.environ.get("REFEREE_RUNNER") == "portable" or not LINUX
+    return runner_choice() == "portable" or not LINUX
+
+
+RUNNERS = ("host", "direct", "portable")
+
+
+def runner_choice() -> str:
+    """``REFEREE_RUNNER`` (unset or empty: ``host``).  An unknown value is an
+    InputError: a typo turned the seat hosts, and with them the sandbox, off
+    as ``direct`` does, and nothing said so."""
+    value = os.environ.get("REFEREE_RUNNER", "") or "host"
+    if value not in RUNNERS:
+        raise InputError(f"environment variable REFEREE_RUNNER={value!r} is not a runner: use host (the "
+                         f"default), direct or portable, or unset it")
+    return value
 
 
 @dataclass

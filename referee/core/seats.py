@@ -25,7 +25,7 @@ from typing import Callable, Mapping, Sequence
 
 from . import cgroups, direct, sandbox as sandbox_mod, warmseats
 from .later import Meanwhile
-from .runner import LINUX, Limits, RunResult, _children, rlimit_values, usable_cores
+from .runner import LINUX, Limits, RunResult, _children, rlimit_values, runner_choice, usable_cores
 from .interpreter import PYTHON
 
 HOST_SCRIPT = Path(__file__).with_name("seathost.py")
@@ -40,7 +40,7 @@ START_TIMEOUT_S = 30.0
 def available() -> bool:
     """Whether seat hosts can run here (Linux with pidfd) and are not
     switched off (``REFEREE_RUNNER=direct`` or ``portable``)."""
-    if os.environ.get("REFEREE_RUNNER", "host") not in ("", "host"):
+    if runner_choice() != "host":
         return False
     return LINUX and hasattr(os, "pidfd_open")
 
