@@ -235,7 +235,7 @@ def test_fork_hog_is_cleaned_up_after_its_step(tmp_path, make_player):
 @pytest.mark.parametrize("body, message", [
     ("import os; os.mkdir('decision.txt')", "decision.txt is a directory"),
     ("open('decision.txt', 'w').write('1 ' * 100000)", "decision.txt is over 64 KiB"),
-    ("open('decision.txt', 'wb').write(bytes(range(256)))", "expected two integers"),
+    ("open('decision.txt', 'wb').write(bytes(range(256)))", "expected one line 'r c'; got 2 lines"),
 ])
 def test_garbage_decision_files_are_malformed(tmp_path, make_player, body, message):
     bad = make_player("bad", body)

@@ -308,6 +308,26 @@ def test_unicode_spaces_do_not_separate_decision_words():
         get_game("quoridor").parse_decision(first_state("quoridor"), "M\u30008 4 7 4")
 
 
+@pytest.mark.parametrize("game", sorted(DECISIONS))
+def test_a_decision_with_a_note_under_it_says_the_file_has_two_lines(game):
+    """Cantris said '7 0\\nI think this is best' was "expected two integers
+    'r c', got 7 word(s)": the count hid the second line.  Every game says one
+    line is expected, and how many the file has; a decision whose words are
+    on several lines still reads where line ends separate words."""
+    g, state = get_game(game), first_state(game)
+    text = DECISIONS[game].format(n="1")
+    noted = text + "\nI think this is best"
+    with pytest.raises(DecisionError) as caught:
+        g.parse_decision(state, noted + "\n")
+    message = str(caught.value)
+    assert message.startswith("expected one line ") and message.endswith(f"; got 2 lines: {numbers.quote(noted)}"), message
+    if game != "quoridor":  # its decision is one line (docs/games/quoridor.md)
+        assert g.parse_decision(state, text.replace(" ", "\n")) == g.parse_decision(state, text)
+    if game == "cantris":
+        with pytest.raises(DecisionError, match=r"^expected two integers 'r c'; got 3 words: '7 0 1'$"):
+            g.parse_decision(state, "7 0 1\n")
+
+
 # ----------------------------------------------------------------- settings
 @pytest.mark.parametrize("value", ["0_0", "+1", "1e999", "nan", "inf", "\u0661", "\uff11", "1.5", "",
                                    True, 1.5, float("nan"),

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from .errors import InputError
 from .game import DecisionError
+from .numbers import quote
 
 if TYPE_CHECKING:  # a built-in player imports this module, and never needs pathlib
     from pathlib import Path
@@ -93,6 +94,17 @@ def decision_words(text: str) -> list[str]:
     ends only (anything else stays in a word and makes it malformed, as it
     would for the C++ SDK's reader)."""
     return _DECISION_WORD.findall(decision_text(text))
+
+
+def several_lines(text: str, expected: str) -> DecisionError | None:
+    """The error for a malformed decision whose words are on more than one
+    line (a note after the move, two moves), else None: a count of words
+    ("got 7 words") hides that the file holds more than the decision.
+    ``expected`` is what the one line should be."""
+    lines = [line for line in decision_text(text).split("\n") if _DECISION_WORD.search(line)]
+    if len(lines) < 2:
+        return None
+    return DecisionError(f"expected one line {expected}; got {len(lines)} lines: {quote(text.strip())}")
 
 
 def word_rows(text: str, source: str | None) -> list[tuple[int, Words]]:

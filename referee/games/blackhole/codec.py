@@ -5,7 +5,7 @@ from __future__ import annotations
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
 from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
-from referee.core.textgrid import decision_words, square_rows
+from referee.core.textgrid import decision_words, several_lines, square_rows
 
 from .rules import (DIRECTIONS, HOLE, HOLE_MARK, MAX_SHIPS, PASS, SIZE, Cell, Decision, Grid,
                     Move, slide_end)
@@ -71,4 +71,4 @@ def parse_decision(grid: Grid, text: str) -> Decision:
     if len(words) == 3 and words[2].upper() in DIRECTIONS:
         src = _cell(words[:2], text)
         return Move(src, slide_end(grid, src, DIRECTIONS[words[2].upper()]))
-    raise _malformed(text)
+    raise several_lines(text, DECISION_HELP) or _malformed(text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
 from referee.core.numbers import NumberError, integer, parse_int, quote
-from referee.core.textgrid import decision_words, word_rows
+from referee.core.textgrid import decision_words, several_lines, word_rows
 
 from .rules import Board, Removal
 
@@ -57,7 +57,9 @@ def parse_decision(text: str) -> Removal:
     """``r c``; whether the cell holds a tile is a question of legality."""
     words = decision_words(text)
     if len(words) != 2:
-        raise DecisionError(f"expected two integers 'r c', got {len(words)} word(s)")
+        raise several_lines(text, "'r c'") or DecisionError(
+            f"expected two integers 'r c'; got {len(words)} word{'' if len(words) == 1 else 's'}: "
+            f"{quote(text.strip())}")
     try:
         row, col = (parse_int(w, 0, MAX_INDEX, name) for w, name in zip(words, ("row", "column")))
     except NumberError as exc:

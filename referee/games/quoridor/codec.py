@@ -30,7 +30,7 @@ from typing import Callable, NamedTuple
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
 from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
-from referee.core.textgrid import decision_text, file_lines
+from referee.core.textgrid import decision_text, file_lines, several_lines
 
 from .geometry import SIZE, square
 from .rules import (
@@ -96,7 +96,8 @@ def parse_decision(text: str) -> Decision:
     if not lines:
         raise DecisionError(f"empty decision; expected {DECISION_HELP}")
     if len(lines) > 1:
-        raise DecisionError(f"expected one line, got {len(lines)}")
+        raise several_lines(text, "'M r1 c1 r2 c2', 'W r1 c1 r2 c2' or 'PASS'") or DecisionError(
+            f"expected one line, got {len(lines)}")
     words = lines[0]
     kind = words[0].upper()
     if kind == "PASS":

@@ -8,7 +8,7 @@ import re
 from referee.core.errors import InputError
 from referee.core.game import DecisionError
 from referee.core.numbers import NumberError, OutOfRange, parse_int, quote
-from referee.core.textgrid import decision_words, square_rows
+from referee.core.textgrid import decision_words, several_lines, square_rows
 
 from .rules import EMPTY, PASS, SIZE, Decision, Move, Pieces, shape
 
@@ -51,7 +51,8 @@ def parse_decision(text: str) -> Decision:
     if [w.lower() for w in words] == ["pass"]:
         return PASS
     if len(words) != 4:
-        raise DecisionError(f"expected {DECISION_HELP}; got {quote(text.strip())}")
+        raise several_lines(text, DECISION_HELP) or DecisionError(
+            f"expected {DECISION_HELP}; got {quote(text.strip())}")
     values = []
     for word in words:
         try:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from referee.core.game import DecisionError
 from referee.core.numbers import NumberError, parse_int, quote
-from referee.core.textgrid import decision_words
+from referee.core.textgrid import decision_words, several_lines
 
 HELP = "setup step: 'S p' (start position 0..47); play step: 'T i rot r c' (hand index, rotation, cell)"
 
@@ -62,8 +62,8 @@ def parse_decision(text: str) -> Decision:
         raise DecisionError(f"unknown decision {quote(words[0])}; " + HELP)
     if len(args) != _ARITY[head]:
         form = "'S p'" if head == "S" else "'T i rot r c'"
-        raise DecisionError(f"{form} takes {_ARITY[head]} integer(s), got {len(args)}: "
-                            f"{quote(text.strip())}")
+        raise several_lines(text, form) or DecisionError(
+            f"{form} takes {_ARITY[head]} integer(s), got {len(args)}: {quote(text.strip())}")
     try:
         numbers = [parse_int(a, 0, MAX_NUMBER, what) for a, what in zip(args, _FIELDS[head])]
     except NumberError as exc:
