@@ -101,6 +101,42 @@ def test_the_decision_path_of_a_browser_seat(tmp_path):
     assert referee("replay", tmp_path / "m", "--verify").returncode == 0
 
 
+def test_a_decision_that_is_not_text_is_told_so_not_called_empty():
+    """{"decision": 5} was refused as "empty decision"; {"resign": "no"} (any
+    truthy value) resigned.  The seat's handler, called as the server calls it."""
+    import asyncio
+
+    from referee.core.registry import get_game
+    from referee.web.seat import WebHumanAgent
+
+    agent = WebHumanAgent(get_game("cantris"), open_browser=False)
+    agent.turn = {"step": 1}  # the seat's move
+
+    class Request:
+        def __init__(self, body: object) -> None:
+            self.body = body
+
+        async def json(self) -> object:
+            return self.body
+
+    def answer(body: object) -> tuple[int, dict]:
+        response = asyncio.run(agent._decide(Request(body)))
+        return response.status_code, json.loads(response.body)
+
+    def refused(error: str) -> tuple[int, dict]:
+        return 400, {"ok": False, "error": error}
+
+    assert answer({"decision": 5}) == refused("the decision must be text (a JSON string), not a number")
+    assert answer({"decision": ["0 0"]}) == refused("the decision must be text (a JSON string), not a list")
+    assert answer({"decision": None}) == refused("the decision must be text (a JSON string), not null")
+    assert answer({"decision": " \n"}) == refused("empty decision")
+    assert answer({"resign": "no"}) == refused('expected JSON {"decision": TEXT} or {"resign": true}')
+    assert agent.answers.empty()
+    assert answer({"decision": "0 0"}) == (200, {"ok": True})
+    assert answer({"resign": True}) == (200, {"ok": True})
+    assert [agent.answers.get_nowait() for _ in range(2)] == [("decision", "0 0"), ("resign", "")]
+
+
 def test_watch_of_a_folder_without_a_match_says_so_until_one_starts(tmp_path):
     """A folder with no match in it was an empty table with no word: a
     student who named the wrong folder could not tell it from a match that

@@ -140,14 +140,31 @@ class WebHumanAgent:
             return JSONResponse({"ok": False, "error": "expected JSON {\"decision\": TEXT}"}, status_code=400)
         if self.turn is None:
             return JSONResponse({"ok": False, "error": "it is not your move"}, status_code=409)
-        if body.get("resign"):
+        if body.get("resign") is True:  # not any truthy value: {"resign": "no"} is no resignation
             self.answers.put(("resign", ""))
         else:
             text = body.get("decision")
-            if not isinstance(text, str) or not text.strip():
-                return JSONResponse({"ok": False, "error": "empty decision"}, status_code=400)
+            error = decision_error(text, "decision" in body)
+            if error:
+                return JSONResponse({"ok": False, "error": error}, status_code=400)
             self.answers.put(("decision", text[:1000]))
         return JSONResponse({"ok": True})
+
+
+JSON_KINDS = {bool: "true or false", int: "a number", float: "a number", list: "a list",
+              dict: "an object", type(None): "null"}
+
+
+def decision_error(text: Any, given: bool) -> str | None:
+    """Why the ``decision`` of a request to /api/decide cannot be judged, or
+    None: a number or a list was called "empty decision", which it is not."""
+    if not given:
+        return "expected JSON {\"decision\": TEXT} or {\"resign\": true}"
+    if not isinstance(text, str):
+        return f"the decision must be text (a JSON string), not {JSON_KINDS.get(type(text), 'that')}"
+    if not text.strip():
+        return "empty decision"
+    return None
 
 
 def page_html(game: str, mode: str, you: int | None) -> str:
