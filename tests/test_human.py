@@ -106,6 +106,32 @@ def test_an_illegal_line_is_refused_and_the_next_legal_one_accepted(tmp_path):
     assert screen.getvalue().count("not accepted:") == 2
 
 
+def test_the_legal_moves_wrap_between_moves_at_the_terminal_s_width(tmp_path, monkeypatch):
+    """One long line that the terminal wrapped where it ran out, inside a
+    move ('5 1' as '5' at the end of a line and '1' under it); the format
+    line after it inside a word."""
+    monkeypatch.setenv("COLUMNS", "30")
+    lines = iter(["?", "resign"])
+    screen = io.StringIO()
+    prepared = prepare(MatchSpec(game="cantris", players=["human", "builtin:random"], seed=1,
+                                 out=tmp_path / "m"))
+    agent = HumanAgent(prepared.game, read=lambda prompt: next(lines), out=screen)
+    state = prepared.game.initial_state(prepared.setup)
+    legal = [str(d) for d in state.legal_decisions()]
+    assert agent.decide(tmp_path, 1, 1, state).resigned and len(legal) > 24
+    text = screen.getvalue()
+    listings = re.findall(r"^legal \(\d+\): [^\0]*?(?=^format: )", text, re.M)  # up to the format line
+    assert len(listings) == 2, text  # the first 24, then every move (?)
+    for listing in listings:
+        assert max(map(len, listing.splitlines())) < 30, listing
+    first, everything = (" ".join(listing.split()[2:]) for listing in listings)
+    assert first == ", ".join(legal[:24]) + f" ... and {len(legal) - 24} more (?)"
+    assert everything == ", ".join(legal)
+    help_lines = re.findall(r"^format: [^\0]*?(?=^  \(\? lists|^step )", text, re.M)[0].splitlines()
+    assert max(map(len, help_lines)) < 30 and " ".join(" ".join(help_lines).split()) == (
+        "format: " + prepared.game.decision_help)
+
+
 def test_arrow_keys_and_control_characters_are_never_read_as_a_move(tmp_path):
     """Without line editing (input from a pipe) an arrow key arrives as ESC [ A."""
     out = tmp_path / "m"

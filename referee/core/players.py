@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -349,7 +350,9 @@ class HumanAgent:
         print(self.game.render(state, player, self.color), file=self.out)
         legal = list(state.legal_decisions())
         self._show_moves(legal)
-        print("  (? lists every move; quit or resign ends the game)", file=self.out)
+        for line in wrap_words("  ", "(? lists every move; quit or resign ends the game)".split(),
+                               shutil.get_terminal_size().columns - 1):
+            print(line, file=self.out)
         while True:
             try:
                 text = self.read(f"step {step}, player {player} ({state.step_kind()})> ")
@@ -368,11 +371,37 @@ class HumanAgent:
             print(f"  not accepted: {error}  (type ? for the legal moves)", file=self.out)
 
     def _show_moves(self, legal: list[Hashable], everything: bool = False) -> None:
-        shown = legal if everything or len(legal) <= 24 else legal[:24]
-        more = "" if len(shown) == len(legal) else f"  ... and {len(legal) - len(shown)} more (?)"
-        print(f"legal ({len(legal)}): " + ", ".join(map(str, shown)) + more, file=self.out)
+        shown = [str(d) for d in (legal if everything or len(legal) <= 24 else legal[:24])]
+        words = [f"{d}," for d in shown[:-1]] + shown[-1:]
+        if len(shown) < len(legal):
+            words.append(f" ... and {len(legal) - len(shown)} more (?)")
+        # One column short of the terminal: a line of exactly its width wraps on some.
+        width = shutil.get_terminal_size().columns - 1
+        for line in wrap_words(f"legal ({len(legal)}): ", words, width):
+            print(line, file=self.out)
         if self.game.decision_help:
-            print(f"format: {self.game.decision_help}", file=self.out)
+            for line in wrap_words("format: ", self.game.decision_help.split(), width):
+                print(line, file=self.out)
+
+
+def wrap_words(prefix: str, words: Sequence[str], width: int) -> list[str]:
+    """``prefix`` and ``words`` in lines of at most ``width`` characters,
+    broken only between words, continued under the first word (or at the
+    margin, for a word too long for that; one longer than a line has a line
+    of its own): left to the terminal, a list of moves wrapped inside a move
+    ("5 1" as "5" and "1")."""
+    indent = " " * (len(prefix) if len(prefix) <= width // 2 else 2)
+    lines, line, empty = [], prefix, True
+    for word in words:
+        piece = word.strip() if empty else " " + word
+        if not empty and len(line) + len(piece) > width:
+            lines.append(line)
+            piece = word.strip()
+            line = indent if len(indent) + len(piece) <= width else ""
+        line += piece
+        empty = False
+    lines.append(line)
+    return lines
 
 
 def check_decision(game: Game, state: GameState, text: str) -> str | None:
