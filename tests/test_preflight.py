@@ -257,8 +257,8 @@ def test_a_cpp_program_that_opens_board_txt_in_the_wrong_case_plays_with_a_warni
     assert proc.returncode == 0, proc.stderr  # a warning: the match plays
     warnings = [ln for ln in proc.stderr.splitlines() if ln.startswith("referee: warning:")]
     assert warnings == ["referee: warning: player 1 ('./player'): player.cpp:4: \"board.txt\" should be "
-                        "\"Board.txt\": file names are case-sensitive: that file is not there (a C++ or "
-                        "Java program reads nothing from it, without an error)"], proc.stderr
+                        "\"Board.txt\": file names are case-sensitive: that file is not there (a C++ "
+                        "program reads nothing from it, without an error)"], proc.stderr
     assert (tmp_path / "m" / "result.yaml").exists()
 
 
@@ -269,6 +269,7 @@ def test_a_python_program_that_looks_elsewhere_for_its_files_is_warned_before_st
         "open('decision.txt', 'w').write('0 0\\n')\n")
     (tmp_path / "bot" / "helper.py").write_text("SNAPSHOT = f'Step_logs/step_{1}.txt'\n")
     (tmp_path / "bot" / "fine.py").write_text("open('Board.txt'); open(f'step_logs/step_{3}.txt')\n")
+    (tmp_path / "bot" / "writer.py").write_text("open('Decision.txt', 'w').write('0 0')\n")
     proc = play(tmp_path, f"{sys.executable} bot/player.py", GOOD)
     assert proc.returncode == 0, proc.stderr
     label = f"referee: warning: player 1 ('{sys.executable} bot/player.py'): "
@@ -278,8 +279,12 @@ def test_a_python_program_that_looks_elsewhere_for_its_files_is_warned_before_st
         "runs in its seat folder, which holds Board.txt, state.json, step_logs/ and its decision.txt: "
         "open them by these names alone",
         f"{label}{os.path.join('bot', 'helper.py')}:1: \"Step_logs/step_{{1}}.txt\" should be "
-        "\"step_logs/step_{1}.txt\": file names are case-sensitive: that file is not there (a C++ or Java "
-        "program reads nothing from it, without an error)"], proc.stderr
+        "\"step_logs/step_{1}.txt\": file names are case-sensitive: that file is not there (Python's open "
+        "raises FileNotFoundError, a CRASH)",
+        # said of a file written, in Python: it was "a C++ or Java program reads nothing from it"
+        f"{label}{os.path.join('bot', 'writer.py')}:1: \"Decision.txt\" should be \"decision.txt\": file "
+        "names are case-sensitive: the referee reads decision.txt, and what the program writes under "
+        "another name is never read (NO_DECISION)"], proc.stderr
 
 
 def test_the_scan_is_quiet_on_good_sources_and_never_fails_on_odd_files(tmp_path):
@@ -300,7 +305,7 @@ def test_the_scan_is_quiet_on_good_sources_and_never_fails_on_odd_files(tmp_path
     (odd / "a.out").write_text("")
     assert preflight.source_warnings(["./a.out"], odd) == [
         "latin.c:1: \"State.json\" should be \"state.json\": file names are case-sensitive: that file is "
-        "not there (a C++ or Java program reads nothing from it, without an error)"]
+        "not there (a C program reads nothing from it, without an error)"]
     assert preflight.source_warnings(["builtin-less", "-x", "", "\0"], tmp_path / "missing") == []
 
 

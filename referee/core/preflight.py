@@ -226,16 +226,24 @@ def _scan_source(path: Path, budget: list[int]) -> tuple[int, str, str, str] | N
             continue
         for match in _LITERAL[kind].finditer(line):
             literal = next(g for g in match.groups() if g is not None)
-            problem = literal_problem(literal)
+            problem = literal_problem(literal, suffix)
             if problem:
                 return (number, literal[:80], *problem)
     return None
 
 
-def literal_problem(literal: str) -> tuple[str, str] | None:
+# What a program in each language gets from opening a file that is not there.
+_QUIET_READERS = {".c": "C", ".h": "C or C++", ".cpp": "C++", ".cc": "C++", ".cxx": "C++", ".hpp": "C++",
+                  ".java": "Java"}
+
+
+def literal_problem(literal: str, suffix: str = "") -> tuple[str, str] | None:
     """(what ``literal`` should be, why) when it names a protocol file in the
     wrong case or in another folder than the program's own (where it runs);
-    None when it names none, or names one rightly."""
+    None when it names none, or names one rightly.  Why is said for the file
+    (the decision is written, the rest read) and for the language of the
+    source it is in (``suffix``): a Python program that writes "Decision.txt"
+    was told a C++ or Java program reads nothing from it."""
     unescaped = _ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else "", literal)
     parts = _SEPARATORS.split(unescaped)
     lowered = [p.lower() for p in parts]
@@ -252,9 +260,15 @@ def literal_problem(literal: str) -> tuple[str, str] | None:
     elsewhere = any(p not in ("", ".") for p in parts[:at])
     if not cased and not elsewhere:
         return None
-    if not elsewhere:
-        why = ("file names are case-sensitive: that file is not there (a C++ or Java program reads "
-               "nothing from it, without an error)")
+    if not elsewhere and fixed[0] == DECISION:
+        why = (f"file names are case-sensitive: the referee reads {DECISION}, and what the program "
+               "writes under another name is never read (NO_DECISION)")
+    elif not elsewhere:
+        quiet = _QUIET_READERS.get(suffix.lower())
+        what = (f"a {quiet} program reads nothing from it, without an error" if quiet else
+                "Python's open raises FileNotFoundError, a CRASH" if suffix.lower() == ".py" else
+                "opening it fails")
+        why = f"file names are case-sensitive: that file is not there ({what})"
     else:
         why = ("the program runs in its seat folder, which holds Board.txt, state.json, step_logs/ "
                "and its decision.txt: open them by these names alone")
