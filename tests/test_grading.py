@@ -19,6 +19,7 @@ import pytest
 from conftest import FIRST_CELL, needs_gpp, referee
 from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, needs_sandbox,
                          submission, unharmed, validate, write_config)
+from referee import resources
 from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
 from referee.grading import config as grading_config
@@ -52,6 +53,18 @@ def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
     assert message in str(caught.value) and str(path) in str(caught.value)
     proc = referee("grade", path, "--submission", tmp_path)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and message in proc.stderr
+
+
+def test_shipped_boards_are_found_by_name_where_the_configs_folder_has_none(tmp_path):
+    """As ``--board`` finds them from any folder: a name joined to the
+    config's folder first was 'names no board file'."""
+    shipped = resources.boards_dir() / "cantris"
+    text = CONFIG.replace(f"boards: [{BOARD}]", "boards: [6x3-1, boards/cantris/6x3-2.txt, default]")
+    config = grading_config.load(write_config(tmp_path, text))
+    assert config.boards == (shipped / "6x3-1.txt", shipped / "6x3-2.txt", None)
+    (tmp_path / "course" / "6x3-1").write_text("mine")  # a file beside the config wins
+    with pytest.raises(InputError, match=r"boards\[0\]: "):
+        grading_config.load(write_config(tmp_path, text))
 
 
 def test_partial_credit_is_linear_between_zero_at_and_full_at(tmp_path):

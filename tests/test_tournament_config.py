@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee import resources
 from referee.cli import main
 from referee.core.errors import InputError
 from referee.tournament.config import load_config
@@ -104,6 +105,21 @@ def test_board_suite_errors(tmp_path):
     message = error(tmp_path, GOOD + "boards: [suite/a.txt, suite/b.txt]\n")
     assert message.startswith(f"{tmp_path / 'class.yaml'}:13: boards[1]: ")
     assert "b.txt:2:3:" in message
+
+
+def test_shipped_boards_are_found_by_name_where_the_configs_folder_has_none(tmp_path):
+    """As ``--board`` finds them from any folder (the README): a name joined
+    to the config's folder first was 'names no board file'."""
+    text = """\
+    game: tsuro
+    entrants: [{name: a, command: 'builtin:random'}, {name: b, command: 'builtin:random'}]
+    boards: [center, empty.txt, boards/tsuro/center.txt]
+    """
+    shipped = resources.boards_dir() / "tsuro"
+    assert load_config(write(tmp_path, text)).boards == (shipped / "center.txt", shipped / "empty.txt",
+                                                         shipped / "center.txt")
+    (tmp_path / "center").write_text("mine")  # a file beside the config wins
+    assert "boards[0]: " in error(tmp_path, text)
 
 
 def test_elimination_needs_two_player_tables(tmp_path):

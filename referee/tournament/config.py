@@ -29,6 +29,7 @@ from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 from referee.core.limits_given import ALIAS, one_limit
+from referee.resources import shipped_board
 
 from .formats import FORMATS, swiss_max_rounds
 
@@ -335,19 +336,28 @@ def _boards(r: _Reader, game: Game, base: Path) -> tuple[Path | None, ...]:
         where = ("boards",) if isinstance(value, str) else ("boards", i)
         if not isinstance(item, str):
             raise r.fail(where, f"expected a file, folder or pattern, got {item!r}")
-        found = _expand_boards(base, item)
+        found = _expand_boards(base, item, game.name)
         if not found:
             raise r.fail(where, f"{item!r} names no board file")
         boards.extend(found)
     return tuple(boards)
 
 
-def _expand_boards(base: Path, item: str) -> list[Path]:
+def _expand_boards(base: Path, item: str, game: str | None = None) -> list[Path]:
     """A folder gives its files (not hidden, not Markdown), sorted by name; a
-    pattern gives its matches, sorted; a file gives itself."""
+    pattern gives its matches, sorted; a file gives itself.  Relative to
+    ``base``, or where nothing there matches, among ``game``'s shipped
+    boards (``6x3-1``, ``boards/tsuro/``, ``boards/cantris/8x4-*.txt``), as
+    ``--board`` finds them from any folder."""
     target = base / item
     if any(c in item for c in "*?["):
-        return sorted(Path(p) for p in glob.glob(str(target)) if Path(p).is_file())
+        found = sorted(Path(p) for p in glob.glob(str(target)) if Path(p).is_file())
+        folder = None if found or game is None else shipped_board(game, Path(item).parent, folders=True)
+        if folder is not None and folder.is_dir():
+            found = sorted(p for p in folder.glob(Path(item).name) if p.is_file())
+        return found
+    if not target.exists() and game is not None:
+        target = shipped_board(game, Path(item), folders=True) or target
     if target.is_dir():
         return sorted(p for p in target.iterdir()
                       if p.is_file() and not p.name.startswith(".") and p.suffix.lower() != ".md")

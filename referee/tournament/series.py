@@ -380,7 +380,7 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
         raise InputError(f"--sprt: {exc}") from None
     boards: list[Path | None] = [Path(board).resolve()] if board is not None else []
     for item in board_sets:
-        found = _expand_boards(Path.cwd(), item)
+        found = _expand_boards(Path.cwd(), item, game)
         if not found:
             raise InputError(f"--boards {item!r} names no board file")
         boards.extend(p.resolve() for p in found)
