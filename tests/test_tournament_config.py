@@ -118,6 +118,8 @@ def test_shipped_boards_are_found_by_name_where_the_configs_folder_has_none(tmp_
     shipped = resources.boards_dir() / "tsuro"
     assert load_config(write(tmp_path, text)).boards == (shipped / "center.txt", shipped / "empty.txt",
                                                          shipped / "center.txt")
+    suite = text.replace("[center, empty.txt, boards/tsuro/center.txt]", "boards/tsuro/")
+    assert load_config(write(tmp_path, suite)).boards == (shipped / "center.txt", shipped / "empty.txt")
     (tmp_path / "center").write_text("mine")  # a file beside the config wins
     assert "boards[0]: " in error(tmp_path, text)
 
