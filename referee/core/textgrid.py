@@ -156,7 +156,7 @@ def read_board_file(path: Path) -> str:
         raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
     finally:
         os.close(fd)
-    if len(data) > 4 * MAX_FILE_CHARS:
-        raise InputError(f"the file is over {4 * MAX_FILE_CHARS} bytes; the referee reads files of "
-                         f"at most {MAX_FILE_CHARS} characters", str(path))
+    if len(data) > 4 * MAX_FILE_CHARS:  # UTF-8 has at most 4 bytes a character: too many of them
+        raise InputError(f"the file has more than {MAX_FILE_CHARS} characters; the referee reads files "
+                         f"of at most {MAX_FILE_CHARS}", str(path))
     return decode(data, str(path))
