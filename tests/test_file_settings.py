@@ -33,3 +33,18 @@ def test_missing_premoves_file_is_a_usage_error(tmp_path):
                    "--set", "premoves_file=nope.txt", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"referee: error: {tmp_path / 'nope.txt'}: setting premoves_file: no such file"
+
+
+def test_a_premoves_file_is_read_as_a_board_file_is(tmp_path):
+    """Its bad byte named by line and column, in the board files' words (it
+    was the codec's 'utf-8' codec can't decode byte 0xf3 in position 10),
+    and its size bounded as theirs is."""
+    (tmp_path / "junk.txt").write_bytes(b"M 8 4 7 4\n\xf3\x00junk\n")
+    (tmp_path / "big.txt").write_text("# a comment\n" * 100_000)
+    play = ("play", "quoridor", "--player", "builtin:random", "--player", "builtin:random")
+    proc = referee(*play, "--set", "premoves_file=junk.txt", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr == f"referee: error: {(tmp_path / 'junk.txt').resolve()}:2:1: not UTF-8 " \
+                                                  "text (byte 0xf3); save the file as UTF-8\n", proc.stderr
+    proc = referee(*play, "--set", "premoves_file=big.txt", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr == f"referee: error: {(tmp_path / 'big.txt').resolve()}: the file has more " \
+                                                  "than 65536 characters; the referee reads files of at most 65536\n"

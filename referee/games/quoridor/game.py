@@ -8,6 +8,7 @@ from typing import Any
 from referee.core.errors import InputError
 from referee.core.game import Game, Setup
 from referee.core.interpreter import PYTHON
+from referee.core.textgrid import read_board_file
 
 from . import codec
 from .render import render
@@ -56,13 +57,8 @@ class QuoridorGame(Game):
     def _premove_texts(settings) -> list[tuple[str, str]]:
         texts = []
         path = str(settings.get("premoves_file") or "")
-        if path:
-            try:
-                with open(path, encoding="utf-8") as file:  # not pathlib: built-in players import this module
-                    texts.append((path, file.read()))
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"cannot read pre-moves file: {getattr(exc, 'strerror', None) or exc}",
-                                 path) from None
+        if path:  # read as a board file is: bounded, a bad byte named by its line and column
+            texts.append((path, read_board_file(path, "pre-moves file")))
         if settings.get("premoves"):
             texts.append(("--set premoves", str(settings["premoves"])))
         return texts
