@@ -413,6 +413,9 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     if flag_time is not None:
         settings["soft_time"] = flag_time
         limits.pop("soft_time", None)
+    from referee.resources import shipped_settings
+
+    settings = shipped_settings(game, settings, base)
 
     def conf_path(key: str) -> Path | None:
         return (base / conf[key]) if conf.get(key) is not None else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent
 BUNDLE = PACKAGE / "_bundled"
@@ -94,6 +95,25 @@ def shipped_board(game: str, board: Path, folders: bool = False) -> Path | None:
         if candidate.is_file() or (folders and candidate.is_dir()):
             return candidate
     return None
+
+
+def shipped_settings(game: str, settings: dict[str, Any], base: Path) -> dict[str, Any]:
+    """``settings`` with each file setting (Quoridor's ``premoves_file``)
+    that names no file under ``base`` but one the game ships beside its
+    boards (``boards/quoridor/opening.premoves``, ``opening.premoves``)
+    given as that file's path: found from any folder as ``--board`` finds a
+    shipped board, so the rules page's example works outside a checkout.
+    A file that exists wins; the match keeps a copy either way."""
+    from referee.core.registry import get_game
+
+    found = dict(settings)
+    for key in get_game(game).file_settings:
+        value = found.get(key)
+        if isinstance(value, str) and value.strip() and not Path(base, value).exists():
+            shipped = shipped_board(game, Path(value))
+            if shipped is not None:
+                found[key] = str(shipped)
+    return found
 
 
 def shipped_boards(game: str) -> list[str]:

@@ -124,6 +124,16 @@ def test_shipped_boards_are_found_by_name_where_the_configs_folder_has_none(tmp_
     assert "boards[0]: " in error(tmp_path, text)
 
 
+def test_a_shipped_premoves_file_is_found_by_name_as_a_board_is(tmp_path):
+    text = """\
+    game: quoridor
+    entrants: [{name: a, command: 'builtin:random'}, {name: b, command: 'builtin:random'}]
+    settings: {premoves_file: boards/quoridor/opening.premoves}
+    """
+    shipped = resources.boards_dir() / "quoridor" / "opening.premoves"
+    assert load_config(write(tmp_path, text)).settings == {"premoves_file": str(shipped)}
+
+
 def test_elimination_needs_two_player_tables(tmp_path):
     text = """\
     game: tsuro

@@ -29,7 +29,7 @@ from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 from referee.core.limits_given import ALIAS, one_limit
-from referee.resources import shipped_board
+from referee.resources import shipped_board, shipped_settings
 
 from .formats import FORMATS, swiss_max_rounds
 
@@ -229,7 +229,7 @@ def load_config(path: Path) -> TournamentConfig:
         boards=_boards(r, game, base), entrants=tuple(entrants), format=fmt,
         seeding=r.choice("seeding", SEEDINGS, "config"), rounds=rounds,
         limits=_limits(r, game), policy=r.choice("policy", POLICIES, None),
-        settings=_settings(r, game), seed=0,
+        settings=shipped_settings(game.name, _settings(r, game), base), seed=0,
         out=_out(r, base, path),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
         pass_env=tuple(_pass_env(r)),
