@@ -295,7 +295,7 @@ class Match:
             self.folder.write_match_yaml(match_yaml)
         self.states.append(state)
         self.folder.write_snapshot(0, self._snapshot(0, None))
-        hidden = [p.out, *map(Path, p.spec.hidden)]
+        hidden = [p.out, *map(Path, p.spec.hidden), *self._match_roots()]
         first = state.current_player()
         self.later.submit(None, lambda: self.spares.make(SPARES))  # each seat's first views
         for pid, agent in enumerate(p.agents, start=1):
@@ -358,10 +358,23 @@ class Match:
         record["hash"] = state_hash(self.game, state)
         self.folder.append_log(record)
 
+    def _match_roots(self) -> list[Path]:
+        """The folders that hold a player's other matches, hidden as this
+        one is: the default ``step_logs/`` (of the folder the referee runs
+        from, and the one this match is in).  Run from a bot's own folder,
+        its earlier matches are inside the program's folder, which the
+        sandbox shows: their ``match.yaml`` (with a given seed, this match's
+        key), logs and snapshots were the player's to read."""
+        roots = {self.p.spec.base_dir / "step_logs"}
+        if self.p.out.parent.name == "step_logs":
+            roots.add(self.p.out.parent)
+        return sorted(root for root in roots if root.is_dir())
+
     def _warm_hidden(self) -> list[Path]:
         """What a warm seat's sandbox hides: the series' folder (the games'
-        folders are in it; a game's own would differ from game to game)."""
-        return [Path(folder) for folder in self.p.spec.hidden]
+        folders are in it; a game's own would differ from game to game) and
+        the folders of other matches (:meth:`_match_roots`)."""
+        return [*map(Path, self.p.spec.hidden), *self._match_roots()]
 
     def _warm_seat(self, agent: Agent, pid: int, home: Path) -> "seats.WarmSeat | None":
         """A series' seat kept warm across its entrant's games (see
@@ -372,7 +385,7 @@ class Match:
         p = self.p
         hidden = self._warm_hidden()
         if not isinstance(agent, ProcessAgent) or not any(
-                p.out.resolve().is_relative_to(folder.resolve()) for folder in hidden):
+                p.out.resolve().is_relative_to(Path(folder).resolve()) for folder in p.spec.hidden):
             return None
         warm = agent.warm_seat(p.sandbox, hidden, p.spec.pass_env, self.clocks[pid].step_limits(),
                                self.seat_root.parent, home)  # its slots too by their real path
