@@ -3,6 +3,7 @@ logic, then real series of built-in players through the command line."""
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -292,3 +293,27 @@ def test_the_summary_says_why_an_entrant_faulted(tmp_path):
            "writing decision.txt (stderr: ZeroDivisionError: division by zero at broken.py:2)" in line, line
     assert "the first" not in next(ln for ln in proc.stdout.splitlines() if ln.startswith("verdicts random"))
     assert (out / "summary.txt").read_text() == proc.stdout
+
+
+def _series(out: Path, *more: str):
+    return referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--board", str(SMALL), "--seed", "3", "--jobs", "1", "--sandbox", "none", "--out", out, *more)
+
+
+def test_a_resume_names_a_journal_line_that_is_no_record_and_plays_its_game_again(tmp_path):
+    out = tmp_path / "s"
+    assert _series(out, "--games", "4").returncode == 0
+    summary = (out / "summary.txt").read_text()
+    journal = out / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    bad = json.loads(lines[1])
+    bad["seats"] = "x"
+    journal.write_text("".join(f"{line}\n" for line in [lines[0], json.dumps(bad), *lines[2:], "not json"]))
+    again = _series(out, "--games", "4", "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    assert f"referee: warning: {journal}:2: not counted: 'seats' must be a list of integers, got 'x'" in again.stderr
+    assert f"referee: warning: {journal}:5: not counted: not JSON (Expecting value at column 1)" in again.stderr
+    assert len(again.stderr.split("games  elapsed")) == 2  # one game played again: the one whose line was bad
+    assert (out / "summary.txt").read_text() == summary
+    assert json.loads(journal.read_text().splitlines()[-1])["key"] == bad["key"]

@@ -328,8 +328,10 @@ class Summary:
     interrupted: bool = False
 
 
-def open_output(config: TournamentConfig, resume: bool) -> dict[str, GameRecord]:
-    """Check the output folder against the config and load its journal."""
+def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = None
+                ) -> dict[str, GameRecord]:
+    """Check the output folder against the config and load its journal (its
+    lines that are no records named on ``log``)."""
     out = config.out
     state_path = out / STATE_FILE
     fingerprint = json.loads(json.dumps(config.fingerprint()))
@@ -347,7 +349,12 @@ def open_output(config: TournamentConfig, resume: bool) -> dict[str, GameRecord]
         state = {"referee": __version__, "config_file": str(config.path), "config": fingerprint,
                  "key": config.key}
         files.write_text(state_path, json.dumps(state, indent=1) + "\n")
-    return {r.key: r for r in Journal(out).load()}
+
+    def warn(message: str) -> None:
+        if log is not None:
+            print(f"referee: warning: {message}", file=log)
+
+    return {r.key: r for r in Journal(out).load(warn)}
 
 
 def clear_unfinished(out: Path, records: Iterable[GameRecord]) -> None:
@@ -460,7 +467,7 @@ class Tournament:
         """Play the tournament; ``check`` judges a resumed journal's records
         (:func:`doubt`; the planner's tests, whose fake games leave no
         folders, trust them all)."""
-        records = self.trusted(open_output(self.config, resume), log, check)
+        records = self.trusted(open_output(self.config, resume, log), log, check)
         if resume:
             clear_unfinished(self.config.out, records.values())
         journal = Journal(self.config.out)
