@@ -106,6 +106,30 @@ def test_board_suite_errors(tmp_path):
     assert "b.txt:2:3:" in message
 
 
+@pytest.mark.parametrize("boards,expected", [
+    ("[]", "boards: expected a board file, folder or pattern, or a list of them, got []"),
+    ("''", "boards: expected a board file, folder or pattern, or a list of them, got ''"),
+    ("['']", "boards[0]: expected a file, folder or pattern, got ''"),  # was every file beside the config
+])
+def test_an_empty_board_suite_is_refused_at_its_line(tmp_path, boards, expected):
+    message = error(tmp_path, GOOD + f"boards: {boards}\n")
+    assert message.startswith(f"{tmp_path / 'class.yaml'}:13: {expected}")
+
+
+def test_an_empty_board_suite_leaves_nothing_behind(tmp_path):
+    # It was the planner's KeyError, a traceback, after tournament.json was
+    # written: the next run was told to add --resume.
+    path = write(tmp_path, GOOD.replace("    command: python3 bots/cy.py\n", "    command: builtin:random\n")
+                 + "boards: []\n")
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["tournament", str(path)])
+        assert result.exit_code == 2
+        assert result.output.strip().splitlines() == [
+            f"referee: error: {path}:13: boards: expected a board file, folder or pattern, or a list of them, "
+            "got []; leave boards: out for the game's default board"]
+        assert not (tmp_path / "class-results").exists()
+
+
 def test_elimination_needs_two_player_tables(tmp_path):
     text = """\
     game: tsuro

@@ -329,11 +329,14 @@ def _boards(r: _Reader, game: Game, base: Path) -> tuple[Path | None, ...]:
     value = r.get("boards", (str, list))
     if value is None:
         return (None,)
+    if not value:  # no board at all: the planner had no game to play (a KeyError, a traceback)
+        raise r.fail(("boards",), "expected a board file, folder or pattern, or a list of them, "
+                                  f"got {value!r}; leave boards: out for the game's default board")
     items = [value] if isinstance(value, str) else value
     boards: list[Path] = []
     for i, item in enumerate(items):
         where = ("boards",) if isinstance(value, str) else ("boards", i)
-        if not isinstance(item, str):
+        if not isinstance(item, str) or not item.strip():  # '' named the config's own folder
             raise r.fail(where, f"expected a file, folder or pattern, got {item!r}")
         found = _expand_boards(base, item)
         if not found:
