@@ -317,3 +317,11 @@ def test_a_resume_names_a_journal_line_that_is_no_record_and_plays_its_game_agai
     assert len(again.stderr.split("games  elapsed")) == 2  # one game played again: the one whose line was bad
     assert (out / "summary.txt").read_text() == summary
     assert json.loads(journal.read_text().splitlines()[-1])["key"] == bad["key"]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_a_series_folder_that_cannot_be_made_is_one_line_before_any_game(tmp_path):
+    proc = _series(Path("/proc/referee-nope"), "--games", "2")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "referee: error: cannot write the series folder /proc/referee-nope: No such file or directory"]

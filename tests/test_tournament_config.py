@@ -162,6 +162,16 @@ def test_cli_exits_2_with_one_line(tmp_path):
     assert not (tmp_path / "class-results").exists()  # nothing ran
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_a_results_folder_that_cannot_be_made_is_one_line(tmp_path):
+    path = write(tmp_path, GOOD.replace("    command: python3 bots/cy.py\n", "    command: builtin:random\n")
+                 + "out: /proc/referee-nope\n")
+    result = CliRunner().invoke(main, ["tournament", str(path)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "referee: error: cannot write the results folder /proc/referee-nope: No such file or directory"]
+
+
 def test_the_documented_example_is_a_valid_config(tmp_path):
     doc = (Path(__file__).resolve().parents[1] / "docs" / "tournaments.md").read_text()
     example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.core.errors import InputError
 from referee.core.rng import derived_rng
 from referee.tournament.config import load_config
 from referee.tournament.journal import GameJob, GameRecord, Journal
@@ -256,6 +257,36 @@ def test_resume_plays_again_the_games_whose_journal_lines_are_no_records(tmp_pat
     whole.mkdir()
     run(write_config(whole, 3, "round_robin"))
     assert (tmp_path / "out" / "standings.csv").read_text() == (whole / "out" / "standings.csv").read_text()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_an_output_folder_that_cannot_be_made_is_one_line_before_any_game(tmp_path):
+    config = write_config(tmp_path, 3, "round_robin")
+    config.write_text(config.read_text().replace("out: out", "out: /proc/referee-nope"))
+    play = FakePlay()
+    with pytest.raises(InputError, match=r"^cannot write the results folder /proc/referee-nope: "
+                                         r"No such file or directory$"):
+        run(config, play=play)
+    assert play.calls == []
+
+
+def test_a_state_file_that_cannot_be_written_leaves_no_folder_behind(tmp_path, monkeypatch):
+    # A full disk: the folder made for it is removed, and the error says where.
+    import errno
+
+    from referee.tournament import runner
+
+    def full(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path.with_name(".tournament.json.tmp")))
+
+    monkeypatch.setattr(runner.files, "write_text", full)
+    play = FakePlay()
+    with pytest.raises(InputError) as caught:
+        run(write_config(tmp_path, 3, "round_robin"), play=play)
+    out = tmp_path / "out"
+    assert str(caught.value) == (f"cannot write the results folder {out}: No space left on device "
+                                 f"({out / '.tournament.json.tmp'})")
+    assert not out.exists() and play.calls == []
 
 
 def test_tables_of_three_rotate_every_seat(tmp_path):

@@ -70,6 +70,10 @@ class TournamentConfig:
     for --resume; None: each game's key comes from its seed."""
     pass_env: tuple[str, ...] = ()  # the referee's environment variables players get too
 
+    FOLDER = "results folder"
+    """What the output folder is called, in the words of the docs of the
+    file that sets it up (a series calls it its series folder)."""
+
     @property
     def base_dir(self) -> Path:
         return self.path.parent

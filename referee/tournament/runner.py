@@ -331,7 +331,9 @@ class Summary:
 def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = None
                 ) -> dict[str, GameRecord]:
     """Check the output folder against the config and load its journal (its
-    lines that are no records named on ``log``)."""
+    lines that are no records named on ``log``).  A new folder is made, and
+    its state written, here, before any game is set up: one that cannot be
+    (a typo, a read-only disk) is one line that names it, not a traceback."""
     out = config.out
     state_path = out / STATE_FILE
     fingerprint = json.loads(json.dumps(config.fingerprint()))
@@ -345,16 +347,31 @@ def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = Non
             raise InputError(f"the config changed since this tournament started ({', '.join(changed)}); "
                              "restore it, or set another out: folder")
     else:
-        out.mkdir(parents=True, exist_ok=True)
-        state = {"referee": __version__, "config_file": str(config.path), "config": fingerprint,
-                 "key": config.key}
-        files.write_text(state_path, json.dumps(state, indent=1) + "\n")
+        _start_output(config, {"referee": __version__, "config_file": str(config.path),
+                               "config": fingerprint, "key": config.key})
 
     def warn(message: str) -> None:
         if log is not None:
             print(f"referee: warning: {message}", file=log)
 
     return {r.key: r for r in Journal(out).load(warn)}
+
+
+def _start_output(config: TournamentConfig, state: dict[str, Any]) -> None:
+    """Make the output folder and write its state file, or say in one line
+    why not.  A folder made here is removed again if its state cannot be
+    written: a start refused leaves nothing behind."""
+    out = config.out
+    made = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        files.write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n")
+    except OSError as exc:
+        if made:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
+        raise InputError(f"cannot write the {config.FOLDER} {out}: {exc.strerror or exc}{where}") from None
 
 
 def clear_unfinished(out: Path, records: Iterable[GameRecord]) -> None:

@@ -47,6 +47,8 @@ class SeriesConfig(TournamentConfig):
     games: int = 2
     sprt: SprtSpec | None = None
 
+    FOLDER = "series folder"
+
     def fingerprint(self) -> dict[str, Any]:
         data = super().fingerprint()
         data.update(games=self.games, sprt=None if self.sprt is None else self.sprt.text())
