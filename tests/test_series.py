@@ -300,6 +300,23 @@ def _series(out: Path, *more: str):
                    "--board", str(SMALL), "--seed", "3", "--jobs", "1", "--sandbox", "none", "--out", out, *more)
 
 
+def test_a_refused_rerun_speaks_of_the_series_and_its_options(tmp_path):
+    # The messages were a tournament's: "the config changed since this
+    # tournament started (games); ... set another out: folder", and a rerun
+    # was pointed only at --replace, which deletes the series.
+    out = tmp_path / "s"
+    assert _series(out, "--games", "2").returncode == 0
+    changed = _series(out, "--games", "4", "--resume")
+    assert changed.returncode == 2
+    assert changed.stderr.strip().splitlines() == [
+        "referee: error: the options changed since this series started (--games); run it with the ones it "
+        "started with, or give another --out folder"]
+    again = _series(out, "--games", "2")
+    assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
+    assert f"output folder {out} already holds a series: add --resume to finish it, or --replace" in again.stderr
+    assert _series(out, "--games", "2", "--resume").returncode == 0
+
+
 def test_a_resume_names_a_journal_line_that_is_no_record_and_plays_its_game_again(tmp_path):
     out = tmp_path / "s"
     assert _series(out, "--games", "4").returncode == 0

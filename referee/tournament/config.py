@@ -70,13 +70,21 @@ class TournamentConfig:
     for --resume; None: each game's key comes from its seed."""
     pass_env: tuple[str, ...] = ()  # the referee's environment variables players get too
 
+    KIND = "tournament"
     FOLDER = "results folder"
-    """What the output folder is called, in the words of the docs of the
-    file that sets it up (a series calls it its series folder)."""
+    ELSEWHERE = "set another out: folder"
+    """What the output folder holds, what it is called and where else a run
+    may go, in the words of the file that sets it up (a series says them in
+    its command-line options)."""
 
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+    def changed_text(self, changed: list[str]) -> str:
+        """Why a resume is refused: the fingerprint's keys that changed."""
+        return (f"the config changed since this tournament started ({', '.join(changed)}); "
+                f"restore it, or {self.ELSEWHERE}")
 
     @property
     def names(self) -> list[str]:

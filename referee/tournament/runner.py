@@ -340,12 +340,11 @@ def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = Non
     if state_path.exists():
         saved = json.loads(state_path.read_text(encoding="utf-8")).get("config", {})
         if not resume:
-            raise InputError(f"{out} already holds a tournament: add --resume to finish it, "
-                             "or set another out: folder")
+            raise InputError(f"{out} already holds a {config.KIND}: add --resume to finish it, "
+                             f"or {config.ELSEWHERE}")
         changed = [key for key in fingerprint if saved.get(key) != fingerprint[key]]
         if changed:
-            raise InputError(f"the config changed since this tournament started ({', '.join(changed)}); "
-                             "restore it, or set another out: folder")
+            raise InputError(config.changed_text(changed))
     else:
         _start_output(config, {"referee": __version__, "config_file": str(config.path),
                                "config": fingerprint, "key": config.key})
