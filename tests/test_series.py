@@ -317,6 +317,20 @@ def test_a_refused_rerun_speaks_of_the_series_and_its_options(tmp_path):
     assert _series(out, "--games", "2", "--resume").returncode == 0
 
 
+def test_replace_never_takes_a_tournaments_folder_for_a_series(tmp_path):
+    # A tournament's results folder has a tournament.json too: --replace
+    # deleted it.
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "tournament.json").write_text(json.dumps({"config": {"format": "round_robin"}}))
+    (out / "journal.jsonl").write_text("{}\n")
+    refused = _series(out, "--games", "2", "--replace")
+    assert refused.returncode == 2 and "is not a series folder" in refused.stderr
+    plain = _series(out, "--games", "2")
+    assert plain.returncode == 2 and "holds no series" in plain.stderr and "use --replace" not in plain.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["journal.jsonl", "tournament.json"]
+
+
 def test_a_resume_names_a_journal_line_that_is_no_record_and_plays_its_game_again(tmp_path):
     out = tmp_path / "s"
     assert _series(out, "--games", "4").returncode == 0

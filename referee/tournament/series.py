@@ -344,7 +344,7 @@ def prepare_out(out: Path, replace: bool) -> None:
     it is one: --replace never deletes anything else)."""
     files.check_folder(out)
     if out.exists() and any(out.iterdir()):
-        series = (out / STATE_FILE).is_file()
+        series = holds_series(out)
         if not replace:
             if series:  # most often an interrupted one: --replace alone would throw its games away
                 raise InputError(f"output folder {out} already holds a series: add --resume to finish it, "
@@ -355,6 +355,17 @@ def prepare_out(out: Path, replace: bool) -> None:
             raise InputError(f"output folder {out} is not a series folder; --replace only replaces those")
         if not trees.remove_tree(out):
             raise InputError(f"output folder {out} could not be removed whole")
+
+
+def holds_series(out: Path) -> bool:
+    """Whether ``out`` is a series folder: its state file says so (a
+    tournament's results folder has one too, and --replace must not take it
+    for a series' and delete it; nor one whose state file cannot be read)."""
+    try:
+        state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
+        return state["config"]["format"] == "series"
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        return False
 
 
 def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr,
