@@ -259,6 +259,23 @@ def test_resume_plays_again_the_games_whose_journal_lines_are_no_records(tmp_pat
     assert (tmp_path / "out" / "standings.csv").read_text() == (whole / "out" / "standings.csv").read_text()
 
 
+@pytest.mark.parametrize("state,expected", [
+    ("not json\n", r"tournament.json:1:1: not JSON \(Expecting value\); this tournament cannot be resumed"),
+    ("[]\n", r"tournament.json: not the state of a tournament \(no 'config' object\)"),
+    ('{"config": 3}\n', r"tournament.json: not the state of a tournament"),
+    (b"\xff\n", r"tournament.json: not UTF-8 text \(byte 0xff\)"),
+])
+def test_resume_with_a_damaged_state_file_is_one_line_naming_it(tmp_path, state, expected):
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config, play=FakePlay(fail_after=2))
+    path = tmp_path / "out" / "tournament.json"
+    path.write_bytes(state if isinstance(state, bytes) else state.encode())
+    play = FakePlay()
+    with pytest.raises(InputError, match=expected):
+        run(config, resume=True, play=play)
+    assert play.calls == []
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
 def test_an_output_folder_that_cannot_be_made_is_one_line_before_any_game(tmp_path):
     config = write_config(tmp_path, 3, "round_robin")

@@ -338,10 +338,10 @@ def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = Non
     state_path = out / STATE_FILE
     fingerprint = json.loads(json.dumps(config.fingerprint()))
     if state_path.exists():
-        saved = json.loads(state_path.read_text(encoding="utf-8")).get("config", {})
         if not resume:
             raise InputError(f"{out} already holds a {config.KIND}: add --resume to finish it, "
                              f"or {config.ELSEWHERE}")
+        saved = _saved_config(state_path, config)
         changed = [key for key in fingerprint if saved.get(key) != fingerprint[key]]
         if changed:
             raise InputError(config.changed_text(changed))
@@ -354,6 +354,28 @@ def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = Non
             print(f"referee: warning: {message}", file=log)
 
     return {r.key: r for r in Journal(out).load(warn)}
+
+
+def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
+    """What the output folder's state file says the run was started with; a
+    one-line error if it cannot say (edited, or cut short by a full disk)."""
+    try:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", str(state_path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})", str(state_path)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON ({exc.msg}); this {config.KIND} cannot be resumed: {config.ELSEWHERE}",
+                         str(state_path), exc.lineno, exc.colno) from None
+    except (ValueError, RecursionError) as exc:  # an integer past Python's digit limit; deep nesting
+        raise InputError(f"not JSON that can be read ({visible(str(exc), lines=False)[:100]}); this "
+                         f"{config.KIND} cannot be resumed: {config.ELSEWHERE}", str(state_path)) from None
+    saved = state.get("config") if isinstance(state, dict) else None
+    if not isinstance(saved, dict):
+        raise InputError(f"not the state of a {config.KIND} (no 'config' object); it cannot be "
+                         f"resumed: {config.ELSEWHERE}", str(state_path))
+    return saved
 
 
 def _start_output(config: TournamentConfig, state: dict[str, Any]) -> None:
