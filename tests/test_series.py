@@ -356,3 +356,22 @@ def test_a_series_folder_that_cannot_be_made_is_one_line_before_any_game(tmp_pat
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "referee: error: cannot write the series folder /proc/referee-nope: No such file or directory"]
+
+
+def test_the_series_options_may_come_from_a_config_as_the_docs_say(tmp_path):
+    # docs/series.md said they were command-line flags only; the config took them.
+    (tmp_path / "b").mkdir()
+    for board in (SMALL, OTHER):
+        shutil.copy(board, tmp_path / "b")
+    (tmp_path / "s.yaml").write_text(
+        "game: cantris\nplayers: [builtin:greedy, builtin:random]\ngames: 40\nboards: [b]\nseed: 5\n"
+        "jobs: 1\nsprt: elo0=0,elo1=500\nsandbox: none\nout: s\n")
+    proc = referee("play", "--config", tmp_path / "s.yaml", cwd=tmp_path / "b")  # paths: the config's folder's
+    assert proc.returncode == 0, proc.stderr
+    assert "Series: cantris, 2 games (1 pair), seed 5, boards: 6x3-1.txt, 6x3-2.txt" in proc.stdout
+    assert "SPRT elo0=0,elo1=500,alpha=0.05,beta=0.05: H1 accepted" in proc.stdout  # it stopped the 40
+    assert (tmp_path / "s" / "summary.txt").is_file()
+    docs = (ROOT / "docs" / "series.md").read_text()
+    assert "flags only" not in docs.replace("--resume` is\na flag only", "")
+    for key in ("games", "boards", "sprt", "jobs", "cluster"):
+        assert f"`{key}`" in docs, key
