@@ -71,9 +71,21 @@ class TournamentConfig:
     for --resume; None: each game's key comes from its seed."""
     pass_env: tuple[str, ...] = ()  # the referee's environment variables players get too
 
+    KIND = "tournament"
+    FOLDER = "results folder"
+    ELSEWHERE = "set another out: folder"
+    """What the output folder holds, what it is called and where else a run
+    may go, in the words of the file that sets it up (a series says them in
+    its command-line options)."""
+
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+    def changed_text(self, changed: list[str]) -> str:
+        """Why a resume is refused: the fingerprint's keys that changed."""
+        return (f"the config changed since this tournament started ({', '.join(changed)}); "
+                f"restore it, or {self.ELSEWHERE}")
 
     @property
     def names(self) -> list[str]:
@@ -330,11 +342,14 @@ def _boards(r: _Reader, game: Game, base: Path) -> tuple[Path | None, ...]:
     value = r.get("boards", (str, list))
     if value is None:
         return (None,)
+    if not value:  # no board at all: the planner had no game to play (a KeyError, a traceback)
+        raise r.fail(("boards",), "expected a board file, folder or pattern, or a list of them, "
+                                  f"got {value!r}; leave boards: out for the game's default board")
     items = [value] if isinstance(value, str) else value
     boards: list[Path] = []
     for i, item in enumerate(items):
         where = ("boards",) if isinstance(value, str) else ("boards", i)
-        if not isinstance(item, str):
+        if not isinstance(item, str) or not item.strip():  # '' named the config's own folder
             raise r.fail(where, f"expected a file, folder or pattern, got {item!r}")
         found = _expand_boards(base, item, game.name)
         if not found:
