@@ -44,6 +44,9 @@ from referee.tournament.ratings import EloEstimate, describe_elo, elo_interval, 
     # a typo of a count: the schedule alone filled the memory (killed, no message)
     (("games_per_board: 1", "games_per_board: 99999999999"), "games_per_board: must be 1 to 100000"),
     (("games_per_board: 1", "games_per_board: 1\nseed: -1"), ":4: seed: expected an integer of 0 or more, got -1"),
+    # no board at all: an IndexError traceback once the compliance check asked for the first
+    ((f"boards: [{BOARD}]", "boards: []"), ":2: boards: must be a list of board files, folders or "
+                                          "patterns (or default), got []"),
 ])
 def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
     path = write_config(tmp_path, CONFIG.replace(*change, 1))
