@@ -130,6 +130,19 @@ def test_check_bot_knows_a_persistent_player_from_one_that_exits_every_step(tmp_
     assert "FAIL  speaks the persistent protocol: it had to be started again at" in exits.stdout
 
 
+def test_check_bot_of_an_archive_says_to_unpack_it_as_grade_does(tmp_path):
+    """It said 'carol.zip is not executable; make it executable (chmod +x
+    carol.zip)', where grade says it is an archive and how to unpack it."""
+    assert referee("new-player", "cantris", tmp_path / "bot").returncode == 0
+    shutil.make_archive(str(tmp_path / "carol"), "zip", tmp_path / "bot")
+    proc = referee("check-bot", "cantris", "--player", "carol.zip", "--out", tmp_path / "check", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL  starts and answers the opening position with a legal decision in time: carol.zip is an " \
+           "archive, not a folder: unpack it into a folder of its own (unzip carol.zip -d carol)\n" \
+           "      fix: then check that folder: referee check-bot cantris --player carol\n" in proc.stdout
+    assert "chmod" not in proc.stdout and "0/3 checks passed" in proc.stdout
+
+
 EXITS_EVERY_STEP = """\
 # Answers one step (after 'step K' on stdin, as the protocol says), then exits without 'done'.
 import sys
