@@ -281,8 +281,13 @@ ROGUES: dict[str, Rogue] = {
         "decide('online' if tried(lambda: socket.create_connection(('127.0.0.1', int(os.environ['ROGUE_PORT'])), 2)) else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
     "sees_other_processes": Rogue(
+        "def command(pid):\n"  # (a process may end between the listing and the read)
+        "    try:\n"
+        "        return open(f'/proc/{pid}/cmdline').read()\n"
+        "    except OSError:\n"
+        "        return ''\n"
         "decide('seen' if any(p.isdigit() and int(p) > 2 and int(p) != os.getpid() and "
-        "'referee' in open(f'/proc/{p}/cmdline').read() for p in os.listdir('/proc')) else None)",
+        "'referee' in command(p) for p in os.listdir('/proc')) else None)",
         {"bwrap": "OK", "none": "MALFORMED"}, sandbox_only=True),
     # --- privilege inside the sandbox (the referee may well be root)
     "has_no_capabilities": Rogue(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import marshal
 import contextlib
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -865,3 +866,30 @@ def test_the_held_folders_are_checked_once_after_each_time_a_player_may_have_run
         assert looked == ["players", "p1", "step_logs"]
     finally:
         seat.close()
+
+
+def test_a_results_file_named_dev_null_is_written_not_replaced(tmp_path):
+    """``grade --out /dev/null`` (or ``replay --html /dev/null``), run as
+    root, renamed a regular file onto /dev/null: every program on the
+    machine then wrote into a file.  A device is written; a link elsewhere
+    is still replaced, never followed."""
+    from referee.core import files
+
+    device = Path("/dev/null")  # (an ordinary user cannot replace it: the old code failed, harmlessly)
+    if os.geteuid() == 0:  # root could: a device of the test's own, the same as /dev/null
+        device = tmp_path / "null"
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        try:
+            device.write_text("x")
+        except OSError:
+            pytest.skip("devices cannot be opened on this file system (nodev)")
+    before = os.stat(device)
+    files.write_text(device, "a grade\n")
+    after = os.lstat(device)
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("kept")
+    link = tmp_path / "result.yaml"
+    link.symlink_to(target)
+    files.write_text(link, "written")
+    assert not link.is_symlink() and link.read_text() == "written" and target.read_text() == "kept"

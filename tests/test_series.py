@@ -292,3 +292,20 @@ def test_the_summary_says_why_an_entrant_faulted(tmp_path):
            "writing decision.txt (stderr: ZeroDivisionError: division by zero at broken.py:2)" in line, line
     assert "the first" not in next(ln for ln in proc.stdout.splitlines() if ln.startswith("verdicts random"))
     assert (out / "summary.txt").read_text() == proc.stdout
+
+
+@pytest.mark.parametrize("shadow", ["random.py", "yaml.py", "referee/__init__.py"])
+def test_a_students_module_in_the_current_folder_does_not_replace_the_referees(tmp_path, shadow):
+    """The series' fork server and workers were started as ``python -m``,
+    which puts the current folder first on sys.path: a student's own
+    ``random.py`` (or ``yaml.py``, or a package being written with
+    ``new-game``) there replaced the module inside the referee, and every
+    game of the series failed.  They start with ``-P`` now: the current
+    folder is the student's, not the referee's."""
+    (tmp_path / shadow).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / shadow).write_text("raise SystemExit('SHADOWED-MODULE imported')\n")
+    proc = referee("play", "cantris", "--player", "builtin:random", "--player", "builtin:greedy",
+                   "--games", "2", "--board", SMALL, "--seed", "1", "--out", tmp_path / "s", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "SHADOWED" not in proc.stdout + proc.stderr
+    assert_verifies(next((tmp_path / "s" / "games").iterdir()))

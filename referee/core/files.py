@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,13 @@ def write_plain(path: Path, text: str) -> None:
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Replace ``path`` atomically; on any error (disk full) the temporary
-    file is removed and the old file, if any, is left as it was."""
+    file is removed and the old file, if any, is left as it was.  A device
+    (``--out /dev/null``, ``--html /dev/stdout``) is written, not replaced
+    (see :func:`_a_device`)."""
+    if _a_device(path):
+        with open(path, "wb") as device:
+            device.write(data)
+        return
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         with open(tmp, "wb") as f:
@@ -47,6 +54,22 @@ def write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _a_device(path: Path) -> bool:
+    """Whether ``path`` is a character device, or names anything but a
+    regular file under ``/dev`` or ``/proc`` (``/dev/stdout``, a link to a
+    pipe): to be written, not replaced.  As root a rename onto ``/dev/null``
+    made it a regular file for every program on the machine.  Elsewhere a
+    link is replaced, never followed (one a player planted in a match
+    folder, without the sandbox, leads nowhere), and a FIFO too (a planted
+    one would block the referee); no player can make a device."""
+    try:
+        if stat.S_ISCHR(os.lstat(path).st_mode):
+            return True
+        return os.path.abspath(path).startswith(("/dev/", "/proc/")) and not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def write_text(path: Path, text: str) -> None:

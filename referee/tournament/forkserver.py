@@ -257,7 +257,7 @@ class ForkServer:
     def __init__(self, errors: Path) -> None:
         self.errors = errors
         with open(errors, "wb") as err:
-            self.proc = subprocess.Popen([PYTHON, "-m", "referee.tournament.forkserver"],
+            self.proc = subprocess.Popen([PYTHON, "-P", "-m", "referee.tournament.forkserver"],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
         self._lock = threading.Lock()
         self._ended = threading.Condition(self._lock)

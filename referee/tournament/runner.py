@@ -76,7 +76,7 @@ class Spawner:
 
     def start(self, spec_line: str, errors: Path) -> int:
         with open(errors, "wb") as err:
-            proc = subprocess.Popen([PYTHON, "-m", "referee.tournament.worker", "-"],
+            proc = subprocess.Popen([PYTHON, "-P", "-m", "referee.tournament.worker", "-"],
                                     stdin=subprocess.PIPE, stdout=err, stderr=subprocess.STDOUT)
         with self._lock:
             self._next += 1

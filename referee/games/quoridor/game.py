@@ -124,7 +124,7 @@ class QuoridorGame(Game):
                 raise InputError(f"module player folder has no __init__.py: {given.resolve()} "
                                  "(give the package folder, or the module file in it)")
             raise InputError(f"module player not found: {given.resolve()}")
-        return [PYTHON, "-m", "referee.games.quoridor.module_adapter", str(path)]
+        return [PYTHON, "-P", "-m", "referee.games.quoridor.module_adapter", str(path)]
 
     def player_persistent(self, spec: str) -> bool:
         """Module players are kept alive for the match, as the course engine

@@ -294,7 +294,7 @@ def check(path: str, seed: int = 0, time_limit: float = TIME_LIMIT_S,
     """Grade ``path`` (a module file or package folder) on the generated
     layouts, or on the ``given`` one; returns (the report, exit code: 0 all
     passed, 1 otherwise)."""
-    command = [PYTHON, "-m", __name__, path, str(seed), contract.name]
+    command = [PYTHON, "-P", "-m", __name__, path, str(seed), contract.name]
     if given is not None:
         command.append(";".join(str(w) for w in given))
     try:
