@@ -746,9 +746,9 @@ def test_a_grade_that_cannot_be_written_after_the_games_is_kept_and_said(tmp_pat
 
 
 def test_an_output_file_that_is_a_device_or_a_fifo_is_handed_to_the_writer(tmp_path, monkeypatch):
-    """``--out /dev/null`` (or a FIFO a script reads) is written into, never
-    replaced by a regular file (core/files.py's business): the early check
-    must not refuse it, nor make a folder or probe file beside it."""
+    """``--out /dev/null`` is written into, never replaced by a regular file,
+    and a FIFO is the writer's to judge (core/files.py): the early check
+    must refuse neither, nor leave a probe file beside them."""
     import os
 
     from click.testing import CliRunner

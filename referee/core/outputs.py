@@ -16,14 +16,16 @@ import tempfile
 from pathlib import Path
 
 from .errors import InputError
+from .files import _a_device  # the writer's own test: the check agrees with the write
 
 
 def output_file(path: Path, option: str) -> Path:
     """Make ``path`` ready to be written at the end (its folder created if
     missing: what a user naming ``results/grade.json`` means), or refuse it
     in one line: a folder, below a file, a folder that cannot be made or
-    written in.  An existing file that is not a regular one (``/dev/null``,
-    a FIFO) is left as it is: the writer writes into it, never replaces it."""
+    written in.  A device the writer writes into rather than replaces
+    (``/dev/null``, ``/dev/stdout``: files.write_bytes) is left as it is,
+    and needs no folder to write in."""
     path = Path(path)
     shown = f"{option} {path}"
     try:
@@ -35,7 +37,7 @@ def output_file(path: Path, option: str) -> Path:
     if found is not None:
         if stat.S_ISDIR(found.st_mode):
             raise InputError(f"{shown} is a folder; name a file")
-        if not stat.S_ISREG(found.st_mode):
+        if _a_device(path):
             if not os.access(path, os.W_OK):
                 raise InputError(f"{shown}: not writable")
             return path
