@@ -533,9 +533,16 @@ def replay(match_dir: Path, step: int | None, verify: bool, html: Path | None, c
             sys.exit(1)
         click.echo(f"{match_dir}: {report.message}")
         return
+    if html:  # before the log is read: a path that cannot be written is said first, in one line
+        from referee.core.outputs import output_file
+
+        output_file(html, "--html")
     game_replay = replay_mod.load(match_dir)
     if html:
-        replay_mod.write_html(game_replay, html)
+        try:
+            replay_mod.write_html(game_replay, html)
+        except OSError as exc:
+            raise InputError(f"--html {html}: cannot write it: {exc.strerror or exc}") from None
         click.echo(f"wrote {html}")
         return
     if step is not None:

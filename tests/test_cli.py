@@ -102,6 +102,19 @@ def test_html_replay_is_one_self_contained_file(finished, tmp_path):
     assert len(data["frames"]) == steps + 1  # the start position and every step
 
 
+def test_html_replay_makes_its_folder_and_a_path_it_cannot_write_is_one_line(finished, tmp_path):
+    """A missing folder was a FileNotFoundError traceback, a file on the
+    way a NotADirectoryError one (after the whole log was read)."""
+    page = tmp_path / "new" / "r.html"
+    assert referee("replay", finished, "--html", page).returncode == 0 and page.is_file()
+    (tmp_path / "notes.txt").write_text("mine\n")
+    for target, says in (("notes.txt/r.html", "--html notes.txt/r.html: notes.txt is a file, not a folder"),
+                         ("new", "--html new is a folder; name a file")):
+        proc = referee("replay", finished, "--html", target, cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stderr == f"referee: error: {says}\n", proc.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
 def test_validate_ok_and_warnings(tmp_path):
     assert referee("validate", "cantris", BOARDS / "cantris" / "10x5-1.txt").stdout.endswith(": ok\n")
     board = tmp_path / "b.txt"

@@ -149,6 +149,8 @@ def _boards(r: _Reader, base: Path, game: str) -> tuple[Path | None, ...]:
     value = r.get("boards", (str, list))
     if value is None:
         return (None,)
+    if value == []:  # no board to play: grading crashed on the compliance check's first board
+        raise r.fail(("boards",), "must be a list of board files, folders or patterns (or default), got []")
     items = [value] if isinstance(value, str) else value
     boards: list[Path | None] = []
     for i, item in enumerate(items):

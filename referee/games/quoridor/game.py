@@ -35,11 +35,24 @@ class QuoridorGame(Game):
         return codec.parse_board(text, source)
 
     def board_warnings(self, board: QuoridorState) -> list[str]:
+        """Closed pockets, and seats without a pawn: a board is valid
+        without one (the seat starts as ejected), but a pawn left out by
+        mistake decides every game played on the board."""
+        warnings = []
+        missing = [p for p in seats(board.players) if board.pawn(p) is None]
+        if board.players > 1 and missing:
+            names = ", ".join(map(str, missing))
+            seat = "that seat starts" if len(missing) == 1 else "those seats start"
+            then = (f"player {board.winner}, the last active player, wins before any move"
+                    if board.winner is not None else "its turns are skipped and it ranks last"
+                    if len(missing) == 1 else "their turns are skipped and they rank last")
+            warnings.append(f"no pawn of player{'s' if len(missing) > 1 else ''} {names} on the board: "
+                            f"{seat} as ejected; {then}")
         closed = unreachable_squares(board)
-        if not closed:
-            return []
-        listed = " ".join(f"({r},{c})" for r, c in closed[:8]) + (" ..." if len(closed) > 8 else "")
-        return [f"{len(closed)} square(s) no pawn can reach: {listed}"]
+        if closed:
+            listed = " ".join(f"({r},{c})" for r, c in closed[:8]) + (" ..." if len(closed) > 8 else "")
+            warnings.append(f"{len(closed)} square(s) no pawn can reach: {listed}")
+        return warnings
 
     def initial_state(self, setup: Setup) -> QuoridorState:
         state = setup.board if setup.board is not None else QuoridorState.start(setup.players)
