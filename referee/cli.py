@@ -138,7 +138,7 @@ PLAY_KEYS = {
     "players": "list of player commands, in seat order (--player, once per seat)",
     "player": "same as players",
     "names": "list of display names, one per seat, no two the same (default: the commands)",
-    "board": "board / start-position file, relative to the config file (--board)",
+    "board": "board / start-position file, relative to the config file, or a shipped board's name (--board)",
     "variant": "game variant (--variant)",
     "seed": "match seed (--seed)",
     "out": "match folder, relative to the config file (--out)",
@@ -287,6 +287,24 @@ def _config_value_problem(key: str, value: Any) -> str | None:
     return None
 
 
+def _config_boards(conf: dict[str, Any], config: Path | None, game: str, base: Path) -> tuple[str, ...]:
+    """A play config's ``boards:``, each item's files: relative to the
+    config's folder, else the shipped boards it names (``[6x3-1]``,
+    ``[boards/tsuro/]``), as a tournament config finds them."""
+    if not conf.get("boards"):
+        return ()
+    from referee.tournament.config import _expand_boards
+
+    found: list[str] = []
+    for item in conf["boards"]:
+        files = _expand_boards(base, item, game)
+        if not files:
+            raise InputError(f"boards: {item!r} names no board file", str(config),
+                             key_line(config.read_text(encoding="utf-8-sig"), "boards") if config else None)
+        found.extend(str(p) for p in files)
+    return tuple(found)
+
+
 def _check_config_values(conf: dict[str, Any], config: Path, game_name: str) -> None:
     """The config's game settings, limits, time limit and variant checked
     against the game, each error at its key's line (checked later, they
@@ -399,6 +417,9 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
     if flag_time is not None:
         settings["soft_time"] = flag_time
         limits.pop("soft_time", None)
+    from referee.resources import shipped_settings
+
+    settings = shipped_settings(game, settings, base)
 
     def conf_path(key: str) -> Path | None:
         return (base / conf[key]) if conf.get(key) is not None else None
@@ -416,14 +437,21 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
                          str(config), key_line(config.read_text(encoding="utf-8-sig"), "names"))
     quiet = conf_flag(quiet, "quiet")
     games = games if games is not None else conf.get("games")
-    board_sets = board_sets or tuple(str(base / b) for b in (conf.get("boards") or []))
+    board_sets = board_sets or _config_boards(conf, config, game, base)
     sprt, cluster, jobs = sprt or conf.get("sprt"), cluster or conf.get("cluster"), jobs or conf.get("jobs")
     from referee.resources import existing_board
+
+    def chosen_board() -> Path | None:
+        """--board as given, or the config's relative to its folder (a
+        shipped board's name where no file there has it)."""
+        if board is not None:
+            return existing_board(game, board)
+        return existing_board(game, Path(conf["board"]), base) if conf.get("board") is not None else None
 
     if games is not None or board_sets or sprt or cluster or jobs or resume:
         from referee.tournament.series import play_series
 
-        play_series(game, player_list, games, existing_board(game, board or conf_path("board")), board_sets, sprt,
+        play_series(game, player_list, games, chosen_board(), board_sets, sprt,
                     cluster, jobs, variant=variant or conf.get("variant"),
                     seed=seed_value(seed, name="--seed") if seed is not None
                     else seed_value(conf.get("seed"), str(config)), out=out or conf_path("out"),
@@ -436,7 +464,7 @@ def play(game: str | None, players: tuple[str, ...], board: Path | None, variant
         color = conf.get("color")
         color = sys.stdout.isatty() if color is None else bool(color)
     spec = MatchSpec(game=game, players=player_list,
-                     board=existing_board(game, board or conf_path("board")),
+                     board=chosen_board(),
                      variant=variant or conf.get("variant"),
                      seed=seed_value(seed, name="--seed") if seed is not None
                      else seed_value(conf.get("seed"), str(config)),
@@ -509,9 +537,16 @@ def replay(match_dir: Path, step: int | None, verify: bool, html: Path | None, c
             sys.exit(1)
         click.echo(f"{match_dir}: {report.message}")
         return
+    if html:  # before the log is read: a path that cannot be written is said first, in one line
+        from referee.core.outputs import output_file
+
+        output_file(html, "--html")
     game_replay = replay_mod.load(match_dir)
     if html:
-        replay_mod.write_html(game_replay, html)
+        try:
+            replay_mod.write_html(game_replay, html)
+        except OSError as exc:
+            raise InputError(f"--html {html}: cannot write it: {exc.strerror or exc}") from None
         click.echo(f"wrote {html}")
         return
     if step is not None:

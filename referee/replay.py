@@ -3,16 +3,20 @@ the logged decisions, so what is shown (or verified) never depends on trusting
 the snapshots."""
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from referee.core import settings as settings_mod
 from referee.core.errors import InputError
 from referee.core.game import Game, GameState, Setup
 from referee.core.log import read_log, read_match_yaml, read_result_yaml
 from referee.core.registry import get_game
+from referee.core.numbers import shown_value
 from referee.core.rng import recorded_chance
+from referee.core.settings import key_line
 from referee.core.visible import visible
 
 
@@ -73,6 +77,12 @@ def load(root: Path) -> GameReplay:
     except InputError as exc:  # a game not installed here, or a forged name
         raise InputError(f"game: {exc.message}", source) from None
     variant = match.get("variant") or game.variants[0]
+    if variant not in game.variants:
+        raise InputError(f"variant: unknown variant {shown_value(variant)} for {game.name}; known: "
+                         f"{', '.join(game.variants)}", source, _line(root, "variant"))
+    if len(match["players"]) not in game.player_counts:
+        raise InputError(f"players: {len(match['players'])} seats, but {game.name} is played by "
+                         f"{', '.join(map(str, game.player_counts))}", source, _line(root, "players"))
     board = None
     board_info = match.get("board") or {}
     if board_info.get("file"):
@@ -82,14 +92,57 @@ def load(root: Path) -> GameReplay:
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
         board = game.parse_board(text, str(path), variant)
-    settings = dict(match.get("settings") or {})
+    settings = match_settings(root, game, match.get("settings") or {})
     for key in game.file_settings:  # copies kept in the match folder
         if settings.get(key):
             settings[key] = str(root / settings[key])
     setup = Setup(variant=variant, players=len(match["players"]), seed=recorded_chance(match),
                   board=board, settings=settings)
-    return GameReplay(root, game, match, list(read_log(root)), read_result_yaml(root),
-                      game.initial_state(setup))
+    try:
+        initial = game.initial_state(setup)
+    except InputError as exc:
+        if exc.source is not None:  # a pre-moves file's own line
+            raise
+        named = re.match(r"setting (\w+):", exc.message)
+        raise InputError(exc.message, source, _line(root, "settings", named and named.group(1))) from None
+    return GameReplay(root, game, match, list(read_log(root)), read_result_yaml(root), initial)
+
+
+def match_settings(root: Path, game: Game, given: dict[str, Any]) -> dict[str, Any]:
+    """match.yaml's settings held to the rules of ``--set``: the game reads
+    them as typed and checked, and a hand-edited ``ply_cap: lots`` reached
+    its ``int()`` as a traceback (before the hash chain could say that the
+    file was changed)."""
+    source = str(root / "match.yaml")
+    for key in given:
+        if key not in game.settings:
+            known = ", ".join(game.settings) or "none"
+            raise InputError(f"settings: unknown setting {shown_value(key)} for {game.name} "
+                             f"(its settings: {known})", source, _line(root, "settings", key))
+    try:
+        return settings_mod.split(given, game)[0]
+    except InputError as exc:
+        named = re.match(r"setting (\w+):", exc.message)
+        raise InputError(exc.message, source, _line(root, "settings", named and named.group(1))) from None
+
+
+def _line(root: Path, key: str, inner: Any = None) -> int | None:
+    """The line of match.yaml's top-level ``key`` or, given ``inner``, of
+    that key in its block (where a flow mapping keeps it, its own line)."""
+    try:
+        lines = (root / "match.yaml").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    top = key_line("\n".join(lines), key)
+    if top is None or inner is None:
+        return top
+    for number in range(top, len(lines)):
+        line = lines[number]
+        if line[:1] not in (" ", "\t", "-"):
+            break
+        if line.strip().startswith(f"{inner}:"):
+            return number + 1
+    return top
 
 
 def advance(game: Game, state: GameState, record: dict[str, Any]) -> GameState:

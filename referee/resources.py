@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent
 BUNDLE = PACKAGE / "_bundled"
@@ -54,30 +55,65 @@ def docs_dir() -> Path:
     return resource_dir("docs")
 
 
-def resolve_board(game: str, board: Path | None) -> Path | None:
-    """``board`` itself when it names an existing file; else a board the
-    game ships that it names, so the README's ``boards/cantris/10x5-1.txt``
-    works from any folder of a wheel install, and so do ``10x5-1.txt`` and
-    ``10x5-1``; a plugin game's boards (its ``boards/`` folder) the same way.
-    An unknown name comes back unchanged, for the caller's "cannot read"."""
-    if board is None or board.exists() or board.is_absolute():
-        return board
+def resolve_board(game: str, board: Path | None, base: Path | None = None) -> Path | None:
+    """``board`` itself when it names an existing file (relative to ``base``,
+    a config's folder, when given); else a board the game ships that it
+    names, so the README's ``boards/cantris/10x5-1.txt`` works from any
+    folder of a wheel install, and so do ``10x5-1.txt`` and ``10x5-1``; a
+    plugin game's boards (its ``boards/`` folder) the same way.  The config's
+    folder is joined here, not by the caller: a name made absolute first
+    was never looked for among the shipped boards.  An unknown name comes
+    back unchanged (joined to ``base``), for the caller's "cannot read"."""
+    if board is None:
+        return None
+    here = Path(base, board) if base is not None else board
+    if here.exists():
+        return here
+    return shipped_board(game, board) or here
+
+
+def shipped_board(game: str, board: Path, folders: bool = False) -> Path | None:
+    """The shipped board file (with ``folders``, or board folder:
+    ``boards/tsuro/`` as a suite) that the relative name ``board`` names,
+    or None."""
+    if board.is_absolute():
+        return None
     from referee.core.registry import get_game
 
-    shipped = get_game(game).files("boards")
+    g = get_game(game)
+    shipped = g.files("boards")
     parts = board.parts
     candidates = []
-    if len(parts) > 2 and parts[0] == "boards" and parts[1] == game:
+    if len(parts) >= 2 and parts[0] == "boards" and parts[1] == g.name:
         candidates.append(shipped.joinpath(*parts[2:]))
     elif parts and parts[0] == "boards":
         candidates.append(boards_dir().joinpath(*parts[1:]))
     candidates.append(shipped / board)
-    if not board.suffix:
+    if board.name and not board.suffix:
         candidates.append(shipped / board.with_suffix(".txt"))
     for candidate in candidates:
-        if candidate.is_file():
+        if candidate.is_file() or (folders and candidate.is_dir()):
             return candidate
-    return board
+    return None
+
+
+def shipped_settings(game: str, settings: dict[str, Any], base: Path) -> dict[str, Any]:
+    """``settings`` with each file setting (Quoridor's ``premoves_file``)
+    that names no file under ``base`` but one the game ships beside its
+    boards (``boards/quoridor/opening.premoves``, ``opening.premoves``)
+    given as that file's path: found from any folder as ``--board`` finds a
+    shipped board, so the rules page's example works outside a checkout.
+    A file that exists wins; the match keeps a copy either way."""
+    from referee.core.registry import get_game
+
+    found = dict(settings)
+    for key in get_game(game).file_settings:
+        value = found.get(key)
+        if isinstance(value, str) and value.strip() and not Path(base, value).exists():
+            shipped = shipped_board(game, Path(value))
+            if shipped is not None:
+                found[key] = str(shipped)
+    return found
 
 
 def shipped_boards(game: str) -> list[str]:
@@ -88,14 +124,14 @@ def shipped_boards(game: str) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.txt")) if folder.is_dir() else []
 
 
-def existing_board(game: str, board: Path | None) -> Path | None:
+def existing_board(game: str, board: Path | None, base: Path | None = None) -> Path | None:
     """:func:`resolve_board`, or an InputError that lists the shipped boards
     when ``board`` is neither a file nor a shipped board's name."""
-    found = resolve_board(game, board)
+    found = resolve_board(game, board, base)
     if found is None or found.exists():
         return found
     from referee.core.errors import InputError
 
     names = shipped_boards(game)
     listed = f"shipped {game} boards: {', '.join(names)}" if names else f"no boards are shipped for {game}"
-    raise InputError(f"no such file, nor a shipped board of that name ({listed})", str(board))
+    raise InputError(f"no such file, nor a shipped board of that name ({listed})", str(found))

@@ -83,15 +83,34 @@ def _records(root: Path, lines: list[bytes]) -> list[dict[str, Any]]:
 
 def verify_folder(root: Path) -> Report:
     """Check the match folder ``root``; InputError only for a folder that is
-    not readable as a match folder at all."""
+    not readable as a match folder at all (a match.yaml that does not load
+    is a failed check when the log proves it was edited)."""
     root = Path(root)
-    replay = load(root)
+    try:
+        replay = load(root)
+    except InputError as exc:
+        if not _match_yaml_changed(root):
+            raise
+        return Report(False, "step 0: match.yaml was changed after the match was played (the log's "
+                             f"first line holds another hash); it does not load either: {exc}", 0)
     try:
         lines = _raw_lines(root)
         records = _records(root, lines)
         return _Checker(replay, records, lines).run()
     except Mismatch as exc:
         return Report(False, str(exc), 0)
+
+
+def _match_yaml_changed(root: Path) -> bool:
+    """Whether the log's first line proves match.yaml changed since: a
+    match.yaml that does not load is then a failed verification, as any
+    other edit of it is, not a folder that cannot be checked."""
+    try:
+        with open(root / "log.jsonl", "rb") as log:
+            first = json.loads(log.readline())
+        return isinstance(first, dict) and first.get("prev") != line_hash((root / "match.yaml").read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
 
 
 class _Checker:

@@ -102,6 +102,19 @@ def test_html_replay_is_one_self_contained_file(finished, tmp_path):
     assert len(data["frames"]) == steps + 1  # the start position and every step
 
 
+def test_html_replay_makes_its_folder_and_a_path_it_cannot_write_is_one_line(finished, tmp_path):
+    """A missing folder was a FileNotFoundError traceback, a file on the
+    way a NotADirectoryError one (after the whole log was read)."""
+    page = tmp_path / "new" / "r.html"
+    assert referee("replay", finished, "--html", page).returncode == 0 and page.is_file()
+    (tmp_path / "notes.txt").write_text("mine\n")
+    for target, says in (("notes.txt/r.html", "--html notes.txt/r.html: notes.txt is a file, not a folder"),
+                         ("new", "--html new is a folder; name a file")):
+        proc = referee("replay", finished, "--html", target, cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stderr == f"referee: error: {says}\n", proc.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
 def test_validate_ok_and_warnings(tmp_path):
     assert referee("validate", "cantris", BOARDS / "cantris" / "10x5-1.txt").stdout.endswith(": ok\n")
     board = tmp_path / "b.txt"
@@ -300,6 +313,10 @@ FOLDER_DAMAGE = {
                      "seed: expected an integer, got True"),
     "unknown_game": (lambda f: _damage_yaml(f, "game: cantris", "game: chess"), "match.yaml:",
                      "game: unknown game 'chess'"),
+    "unknown_variant": (lambda f: _damage_yaml(f, "variant: standard", "variant: huge"), "match.yaml:2:",
+                        "variant: unknown variant 'huge' for cantris; known: standard"),
+    "a_third_seat": (lambda f: _damage_yaml(f, "\nseed:", "\n- id: 3\n  name: me\nseed:"), "match.yaml:7:",
+                     "players: 3 seats, but cantris is played by 2"),
 }
 
 
@@ -308,16 +325,62 @@ FOLDER_DAMAGE = {
                                      ("rerun", "--step", "1")])
 def test_a_damaged_folder_is_one_line_naming_its_file_and_line(finished, tmp_path, damage, command):
     """A hand-edited, forged or half-written log or match.yaml: every command
-    that reads the folder says where, in one line, and never computes with it."""
+    that reads the folder says where, in one line, and never computes with it.
+    An edited match.yaml fails verification (the log's hash chain proves the
+    edit), saying where it does not load."""
     copy = tmp_path / "copy"
     shutil.copytree(finished, copy)
     edit, where, message = FOLDER_DAMAGE[damage]
     edit(copy)
     proc = referee(command[0], copy, *command[1:])
-    assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
+    if command[1] == "--verify" and where.startswith("match.yaml:"):
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert lines[0].startswith(f"{copy}: verification FAILED: step 0: match.yaml was changed after "
+                                   f"the match was played"), lines
+        assert f"it does not load either: {copy / where}" in lines[0] and message in lines[0], lines
+        return
+    assert proc.returncode == 2, proc.stdout + proc.stderr
     assert lines[0].startswith(f"referee: error: {copy / where}") and message in lines[0], lines
+
+
+TAMPERED_SETTINGS = {
+    # game: (play options, match.yaml's settings as written, as edited, the line edited, message)
+    "quoridor": (("--set", "ply_cap=6"), "  ply_cap: 6\n", "  ply_cap: lots\n", 28,
+                 "setting ply_cap: expected an integer, got 'lots'"),
+    "blackhole": (("--set", "ply_cap=6"), "  ply_cap: 6\n", "  ply_cap: lots\n", 28,
+                  "setting ply_cap: expected an integer, got 'lots'"),
+    "tessella": (("--set", "ply_cap=6"), "  ply_cap: 6\n", "  ply_cap: [6]\n", 28,
+                 "setting ply_cap: expected an integer, got [6]"),
+    "cantris": (("--board", "6x3-1"), "settings: {}\n", "settings: {ply_cap: 9}\n", 27,
+                "settings: unknown setting 'ply_cap' for cantris (its settings: none)"),
+    "tsuro": ((), "settings: {}\n", "settings:\n  ply_cap: 9\n", 28,
+              "settings: unknown setting 'ply_cap' for tsuro (its settings: none)"),
+}
+
+
+@pytest.mark.parametrize("game", sorted(TAMPERED_SETTINGS))
+def test_edited_settings_in_match_yaml_are_one_line_and_fail_verification(tmp_path, game):
+    """match.yaml's settings are held to the rules of ``--set`` before the
+    game computes with them: ``ply_cap: lots`` reached the game's int() and
+    was a traceback from replay, verify and rerun alike."""
+    options, written, edited, line, message = TAMPERED_SETTINGS[game]
+    out = tmp_path / "m"
+    proc = referee("play", game, "--player", "builtin:random", "--player", "builtin:random", "--seed", "1",
+                   "--out", out, "--quiet", *options)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "match.yaml").read_text()
+    assert written in text, text
+    (out / "match.yaml").write_text(text.replace(written, edited, 1))
+    where = f"{out / 'match.yaml'}:{line}: {message}"
+    proc = referee("replay", out, "--verify")
+    assert proc.returncode == 1 and proc.stderr == f"{out}: verification FAILED: step 0: match.yaml was " \
+        f"changed after the match was played (the log's first line holds another hash); it does not " \
+        f"load either: {where}\n", proc.stdout + proc.stderr
+    for command in (("replay", out, "--step", "2"), ("rerun", out, "--step", "2")):
+        proc = referee(*command)
+        assert proc.returncode == 2 and proc.stderr == f"referee: error: {where}\n", proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("command", [

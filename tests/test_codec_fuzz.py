@@ -29,7 +29,7 @@ from referee.games.quoridor.codec import parse_premoves
 FUZZ = settings(max_examples=80, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-NOT_BOARDS = {"README.md", "tiles.txt", "opening.premoves"}
+NOT_BOARDS = {"README.md", "opening.premoves"}
 BOARD_FILES = {game: sorted(p for p in (BOARDS / game).iterdir() if p.name not in NOT_BOARDS)
                for game in available_games()}
 

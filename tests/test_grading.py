@@ -7,18 +7,21 @@ quick; test_grading_formats.py grades two submissions once for its tests,
 and test_autograder_*.py run the autograder packages end to end."""
 from __future__ import annotations
 
+import inspect
 import json
 import platform
 import shutil
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
 from conftest import FIRST_CELL, needs_gpp, referee
 from grading_kit import (BOARD, CONFIG, HOSTILE_MARK, STAFF_BOT, STAFF_SECRET, needs_sandbox,
                          submission, unharmed, validate, write_config)
+from referee import resources
 from referee.core import sandbox as sandbox_mod
 from referee.core.errors import InputError
 from referee.grading import config as grading_config
@@ -44,6 +47,9 @@ from referee.tournament.ratings import EloEstimate, describe_elo, elo_interval, 
     # a typo of a count: the schedule alone filled the memory (killed, no message)
     (("games_per_board: 1", "games_per_board: 99999999999"), "games_per_board: must be 1 to 100000"),
     (("games_per_board: 1", "games_per_board: 1\nseed: -1"), ":4: seed: expected an integer of 0 or more, got -1"),
+    # no board at all: an IndexError traceback once the compliance check asked for the first
+    ((f"boards: [{BOARD}]", "boards: []"), ":2: boards: must be a list of board files, folders or "
+                                          "patterns (or default), got []"),
 ])
 def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
     path = write_config(tmp_path, CONFIG.replace(*change, 1))
@@ -52,6 +58,18 @@ def test_a_bad_config_is_one_line_naming_the_place(tmp_path, change, message):
     assert message in str(caught.value) and str(path) in str(caught.value)
     proc = referee("grade", path, "--submission", tmp_path)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and message in proc.stderr
+
+
+def test_shipped_boards_are_found_by_name_where_the_configs_folder_has_none(tmp_path):
+    """As ``--board`` finds them from any folder: a name joined to the
+    config's folder first was 'names no board file'."""
+    shipped = resources.boards_dir() / "cantris"
+    text = CONFIG.replace(f"boards: [{BOARD}]", "boards: [6x3-1, boards/cantris/6x3-2.txt, default]")
+    config = grading_config.load(write_config(tmp_path, text))
+    assert config.boards == (shipped / "6x3-1.txt", shipped / "6x3-2.txt", None)
+    (tmp_path / "course" / "6x3-1").write_text("mine")  # a file beside the config wins
+    with pytest.raises(InputError, match=r"boards\[0\]: "):
+        grading_config.load(write_config(tmp_path, text))
 
 
 def test_partial_credit_is_linear_between_zero_at_and_full_at(tmp_path):
@@ -123,6 +141,19 @@ def test_check_bot_knows_a_persistent_player_from_one_that_exits_every_step(tmp_
                     "--board", BOARD, "--out", tmp_path / "c2", cwd=tmp_path)
     assert exits.returncode == 1 and exits.stdout.count("PASS") == 3
     assert "FAIL  speaks the persistent protocol: it had to be started again at" in exits.stdout
+
+
+def test_check_bot_of_an_archive_says_to_unpack_it_as_grade_does(tmp_path):
+    """It said 'carol.zip is not executable; make it executable (chmod +x
+    carol.zip)', where grade says it is an archive and how to unpack it."""
+    assert referee("new-player", "cantris", tmp_path / "bot").returncode == 0
+    shutil.make_archive(str(tmp_path / "carol"), "zip", tmp_path / "bot")
+    proc = referee("check-bot", "cantris", "--player", "carol.zip", "--out", tmp_path / "check", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL  starts and answers the opening position with a legal decision in time: carol.zip is an " \
+           "archive, not a folder: unpack it into a folder of its own (unzip carol.zip -d carol)\n" \
+           "      fix: then check that folder: referee check-bot cantris --player carol\n" in proc.stdout
+    assert "chmod" not in proc.stdout and "0/3 checks passed" in proc.stdout
 
 
 EXITS_EVERY_STEP = """\
@@ -643,3 +674,114 @@ def test_a_submission_that_is_an_executable_file_is_graded_as_its_command(tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["score"] > 0 and "nothing was submitted" not in (tmp_path / "r.json").read_text(), result
+
+
+# ----- output paths ----------------------------------------------------------------
+
+PROC = Path("/proc/self").is_dir()  # a folder nobody can make a folder in (Linux)
+
+
+def test_grade_makes_the_folder_of_its_result_file_and_says_each_test(tmp_path):
+    """``--out nodir/results.json``: every game was played, then writing
+    the grade crashed (FileNotFoundError): the grade and the per-test lines
+    were lost."""
+    config = write_config(tmp_path, one_opponent("{player: builtin:random, points: 30}"))
+    proc = referee("grade", config, "--submission", "builtin:greedy", "--format", "gradescope",
+                   "--out", "nodir/results.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = validate("gradescope", (tmp_path / "nodir" / "results.json").read_text())
+    assert [line.split(None, 3)[3] for line in proc.stdout.splitlines()[:2]] == \
+        [t["name"] for t in data["tests"]] == ["Compliance (referee check-bot)", "random"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (("grade", "CONFIG", "--submission", "builtin:greedy", "--out", "notes.txt/r.json"),
+     "--out notes.txt/r.json: notes.txt is a file, not a folder"),
+    pytest.param(("grade", "CONFIG", "--submission", "builtin:greedy", "--results", "/proc/nope"),
+                 "--results /proc/nope: cannot create the folder /proc/nope: ",
+                 marks=pytest.mark.skipif(not PROC, reason="no /proc")),
+    pytest.param(("grade", "CONFIG", "--submissions", "hand-in", "--results", "/proc/nope"),
+                 "--results /proc/nope: cannot create the folder /proc/nope: ",
+                 marks=pytest.mark.skipif(not PROC, reason="no /proc")),
+    pytest.param(("check-bot", "cantris", "--player", "builtin:greedy", "--out", "/proc/nope"),
+                 "--out /proc/nope: cannot create the folder /proc/nope: ",
+                 marks=pytest.mark.skipif(not PROC, reason="no /proc")),
+])
+def test_an_output_path_that_cannot_be_written_is_one_line_before_any_game(tmp_path, args, says):
+    """Each was a traceback: ``--out`` after every game was played,
+    ``--results`` and check-bot's ``--out`` before them."""
+    config = write_config(tmp_path, one_opponent("{player: builtin:random, points: 30}"))
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / "hand-in" / "alice").mkdir(parents=True)
+    proc = referee(*[str(config) if a == "CONFIG" else a for a in args], cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], lines
+    assert not (tmp_path / "step_logs").exists() and not (tmp_path / "hand-in-grades").exists()
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
+def fake_grade(config, submission, results, *args, **kwargs):
+    """A grade without its games (what is written is the point here)."""
+    from referee.grading.gauntlet import Grade, TestResult
+
+    Path(results).mkdir(parents=True, exist_ok=True)
+    return Grade(config, str(submission), out=Path(results),
+                 tests=[TestResult("random", 21.0, 30.0, "played\n")])
+
+
+def test_a_grade_that_cannot_be_written_after_the_games_is_kept_and_said(tmp_path, monkeypatch):
+    """--out is checked before the games, but its folder can become a file
+    (or the disk fill) while they play: the grade goes to the results
+    folder, and the one line says so, where the write was a traceback."""
+    from click.testing import CliRunner
+
+    from referee.cli import main
+    from referee.grading import gauntlet
+
+    def grade_then_block(config, submission, results, *args, **kwargs):
+        (tmp_path / "later").rmdir()
+        (tmp_path / "later").write_text("in the way\n")
+        return fake_grade(config, submission, results)
+
+    config = write_config(tmp_path, one_opponent("{player: builtin:random, points: 30}"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(gauntlet, "grade", grade_then_block)
+    apart = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner).parameters else {}  # click 8.1
+    result = CliRunner(**apart).invoke(main, ["grade", str(config), "--submission", "builtin:greedy",
+                                              "--out", "later/r.json", "--results", "res"])
+    assert result.exit_code == 2, result.output
+    assert "21 / 30      random" in result.stdout  # each test's line is printed before the write
+    kept = tmp_path / "res" / "results.json"
+    assert result.stderr == f"referee: error: --out later/r.json: cannot write it: Not a directory; the grade " \
+                            f"is in {Path('res') / 'results.json'}\n"
+    assert json.loads(kept.read_text())["score"] == 21
+
+
+def test_an_output_file_that_is_a_device_or_a_fifo_is_handed_to_the_writer(tmp_path, monkeypatch):
+    """``--out /dev/null`` is written into, never replaced by a regular file,
+    and a FIFO is the writer's to judge (core/files.py): the early check
+    must refuse neither, nor leave a probe file beside them."""
+    import os
+
+    from click.testing import CliRunner
+
+    from referee.cli import main
+    from referee.core import files
+    from referee.core.outputs import output_file
+    from referee.grading import gauntlet
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert output_file(fifo, "--out") == fifo and output_file(Path(os.devnull), "--out") == Path(os.devnull)
+    written = []
+    monkeypatch.setattr(files, "write_text", lambda path, text: written.append(path))
+    monkeypatch.setattr(gauntlet, "grade", fake_grade)
+    config = write_config(tmp_path, one_opponent("{player: builtin:random, points: 30}"))
+    monkeypatch.chdir(tmp_path)
+    for target in (str(fifo), os.devnull):
+        result = CliRunner().invoke(main, ["grade", str(config), "--submission", "builtin:greedy",
+                                           "--out", target, "--results", "res"])
+        assert result.exit_code == 0, result.output
+    assert written == [fifo, Path(os.devnull)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["course", "pipe", "res"]

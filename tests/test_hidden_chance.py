@@ -125,3 +125,35 @@ def test_a_given_seed_still_makes_the_match_reproducible(tmp_path):
     referee("play", "tsuro", "--player", "builtin:random", "--player", "builtin:random",
             "--out", other, "--quiet")
     assert [(r["applied"], r["hash"]) for r in read_log(other)] != logs[0]  # random by default
+
+
+PEEK = textwrap.dedent('''
+    import glob, os, sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    seen = [p for p in glob.glob(os.path.join(here, "step_logs", "*", "match.yaml")) if os.access(p, os.R_OK)]
+    print("SAW", len(seen), file=sys.stderr)
+    board = [line.split() for line in open("Board.txt")]
+    move = next(f"{r} {c}" for r in range(len(board) - 1, -1, -1) for c, v in enumerate(board[r]) if v != "0")
+    open("decision.txt", "w").write(move + "\\n")
+''')
+
+
+def test_a_player_cannot_read_the_earlier_matches_kept_beside_its_program(tmp_path):
+    """Run from the bot's own folder, the matches go to its ``step_logs/``,
+    inside the folder the sandbox shows: the second match's player read the
+    first's match.yaml (its key: with the same seed, the same key, so a
+    Tsuro player could have known the pile).  The default matches' folder
+    is hidden as the match's own is."""
+    from referee.core import sandbox
+
+    if not sandbox.resolve("auto").on:
+        pytest.skip("bwrap cannot start here")
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "peek.py").write_text(PEEK)
+    for out in ("first", "second"):
+        proc = referee("play", "cantris", "--player", f"{sys.executable} peek.py", "--player", "builtin:greedy",
+                       "--board", "6x3-1", "--seed", "3", "--out", bot / "step_logs" / out, "--quiet", cwd=bot)
+        assert proc.returncode == 0, proc.stderr
+    saw = (bot / "step_logs" / "second" / "players" / "p1" / "stderr.txt").read_text().split()
+    assert saw[:2] == ["SAW", "0"], saw

@@ -265,6 +265,22 @@ def test_a_player_that_ignores_sigxcpu_is_still_held_to_the_cpu_limit(tmp_path, 
     assert mine[5]["verdict"] == "OK"  # started again
 
 
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+def test_a_kept_alive_player_is_stopped_at_its_cpu_limit_not_a_second_after(tmp_path, make_player, sandbox):
+    """RLIMIT_CPU counts a process's whole life in whole seconds: set to the
+    first whole second past what it had used and the step's budget, it let
+    a player that used 0.1 s before burn 1.9 s of a 1 s limit.  The host's
+    own look at its CPU is the limit now (within its polling interval)."""
+    out = tmp_path / "m"
+    play_match("cantris", out, f"persistent:{_program(make_player, 'if step == 3:' + chr(10) + '        ' + BURN_FOREVER)}",
+               "builtin:random", seed=4, board=BOARDS / "cantris" / "8x4-1.txt",
+               extra=("--sandbox", sandbox, "--policy", "random", "--set", "cpu_time=1",
+                      "--time-limit", "60", "--set", "hard_time=60"))
+    mine = {r["step"]: r for r in read_log(out) if r["player"] == 1}
+    assert mine[3]["verdict"] == "CPU_LIMIT", mine[3]
+    assert 1000 <= mine[3]["cpu_ms"] < 1500, mine[3]
+
+
 # ----- started before the match's first step
 
 

@@ -126,6 +126,9 @@ def test_course_player_move_form_reads_as_a_decision():
         parse_decision("PlayerMove(1, True, 8, 4)")
     with pytest.raises(DecisionError, match="True .*or False"):
         parse_decision("PlayerMove(1, Maybe, 8, 4, 7, 4)")
+    with pytest.raises(DecisionError) as caught:  # what the adapter writes for anything else
+        parse_decision(course_api.returned_decision([8, 4, 7, 4]) + "\n")
+    assert str(caught.value) == WHAT_IT_RETURNED
 
 
 def test_premoves_in_the_course_config_form(tmp_path):
@@ -165,7 +168,45 @@ def test_the_starters_placeholder_move_is_named_in_the_verdict(tmp_path):
     assert "'PlayerMove(-1, False, -1, -1, -1, -1)': the starter's placeholder" in first["message"]
 
 
-# ------------------------------------------------------- Part 1, both contracts
+WHAT_IT_RETURNED = "expected a PlayerMove(playerId, move, r1, c1, r2, c2), from Model.interface"
+
+
+@pytest.mark.parametrize("returned, quoted", [
+    ("None", "'move() returned None, not a PlayerMove'"),
+    ("'M 8 4 7 4'", "\"move() returned 'M 8 4 7 4', not a PlayerMove\""),
+])
+def test_a_move_that_returns_no_player_move_is_malformed_in_the_documented_words(tmp_path, returned, quoted):
+    """The verdict went on with the decision parser's confusion: "unknown
+    decision 'move()': expected M, W or PASS (or 1/0, True/False)"."""
+    module = tmp_path / "noneret.py"
+    module.write_text("def init(logger, playerId, numWalls, playerHomes):\n    return {}\n"
+                      "def last_move(playerData, move):\n    return playerData\n"
+                      f"def move(playerData):\n    return {returned}\n")
+    out = tmp_path / "m"
+    play(out, f"module:{module}", "builtin:random", extra=["--seed", "1"])
+    first = verified(out)[0]
+    assert first["message"] == f"step 1, player 1: MALFORMED: {quoted}: {WHAT_IT_RETURNED}"
+
+
+def test_a_module_without_move_is_named_in_its_own_files_words(tmp_path):
+    """It was "AttributeError: module 'nomove' has no attribute 'move' at
+    module_adapter.py:130": the referee's file, as if the referee had failed."""
+    module = tmp_path / "nomove.py"
+    module.write_text("def init(logger, playerId, numWalls, playerHomes):\n    return {}\n"
+                      "def last_move(playerData, move):\n    return playerData\n")
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "__init__.py").write_text(module.read_text().replace("def last_move", "last_move = 3\ndef move"))
+    for player, says in ((module, "nomove.py has no function move()"),
+                         (team, "team/__init__.py has no function last_move()")):
+        out = tmp_path / f"m-{player.stem}"
+        result = play(out, f"module:{player}", "builtin:random", extra=["--seed", "1"])
+        first = verified(out)[0]
+        assert first["verdict"] == "CRASH" and result["winner"] == 2
+        assert f"(stderr: {says})" in first["message"] and "module_adapter" not in first["message"], first
+
+
+# ------------------------------------------------------- Part 1, both contracts# ------------------------------------------------------- Part 1, both contracts
 def crashing_layouts(seed: int, contract) -> set[int]:
     return {i for i, walls in enumerate(layouts(seed, contract)) if TRIGGER in map(str, walls)}
 

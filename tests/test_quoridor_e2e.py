@@ -96,6 +96,24 @@ def test_last_active_player_wins_when_the_others_crash(tmp_path):
     assert result["winner"] == 2 and result["reason"] == "player 2 is the last active player"
 
 
+def test_a_seat_without_a_pawn_on_the_board_loses_before_any_move(tmp_path):
+    """Player 2's pawn left out of the standard board: player 1 played
+    alone to the ply cap (324 steps) and the game was a draw."""
+    board = tmp_path / "q.txt"
+    lines = (BOARDS / "quoridor" / "standard-2p.txt").read_text().splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if line.startswith(" 0 |"))
+    assert lines[row].count(" 2 ") == 1
+    lines[row] = lines[row].replace(" 2 ", " . ")
+    board.write_text("".join(lines))
+    checked = referee("validate", "quoridor", board)
+    assert checked.returncode == 0 and "warning: no pawn of player 2 on the board" in checked.stdout
+    out = tmp_path / "m"
+    result = play(out, "builtin:random", "builtin:random", extra=["--board", board])
+    assert verified(out) == []
+    assert result["winner"] == 1 and result["ranking"] == [[1], [2]] and result["steps"] == 0
+    assert result["reason"] == "player 1 is the last active player (no pawn of player 2 on the board)"
+
+
 def test_a_module_player_plays_through_the_adapter(tmp_path):
     out = tmp_path / "m"
     result = play(out, f"module:{MODULE}", "builtin:random",

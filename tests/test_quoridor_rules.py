@@ -7,9 +7,11 @@ import pytest
 
 from referee.core.errors import InputError
 from referee.core.game import DecisionError, Setup
+from referee.core.match import forfeit_outcome
+from referee.core.verdicts import Verdict
 from referee.games.quoridor import GAME
 from referee.games.quoridor.codec import board_text, parse_board, parse_decision
-from referee.games.quoridor.rules import PASS, Move, QuoridorState, Wall
+from referee.games.quoridor.rules import PASS, START, Move, QuoridorState, Wall
 
 
 def position(pawns, walls=(), players=2, turn=1, walls_left=None, ply_cap=324):
@@ -244,6 +246,57 @@ def test_last_active_player_wins_after_ejections():
     assert state.outcome().winner == 4
     assert state.outcome().ranking == ((4,), (1, 2, 3))
     assert events[-1] == {"type": "win", "player": 4, "reason": "player 4 is the last active player"}
+
+
+def without_pawns(players, *gone):
+    """The standard start of ``players`` as a board file with the pawns of
+    ``gone`` left out of the drawing."""
+    text = board_text(QuoridorState.start(players))
+    for player in gone:
+        r, c = START[player]
+        text = edit(text, 7 + 2 * r, 6 + 4 * c, ".")
+    return parse_board(text.replace("to move: 1\n", ""), "b.txt")  # (the lowest pawn moves first)
+
+
+def test_two_players_and_a_pawn_not_drawn_the_other_wins_before_any_move():
+    # Player 2's pawn left out of a two-player board: its seat starts as
+    # ejected and player 1 is the last active player, so the game is over
+    # at once (it played alone to the ply cap, a draw).
+    board = without_pawns(2, 2)
+    state = GAME.initial_state(Setup("standard", 2, 1, board, dict(GAME.settings)))
+    assert state.is_terminal() and state.current_player() is None and state.active() == (1,)
+    outcome = state.outcome()
+    assert outcome.winner == 1 and outcome.ranking == ((1,), (2,))
+    assert outcome.reason == "player 1 is the last active player (no pawn of player 2 on the board)"
+    assert GAME.board_warnings(board) == [
+        "no pawn of player 2 on the board: that seat starts as ejected; player 1, the last active "
+        "player, wins before any move"]
+    assert without_pawns(2, 1).outcome().winner == 2  # and the other way round
+
+
+def test_four_players_and_pawns_not_drawn_are_skipped_ranked_last_and_never_share_a_win():
+    board = without_pawns(4, 2, 3)
+    state = GAME.initial_state(Setup("standard", 4, 1, board, dict(GAME.settings)))
+    assert not state.is_terminal() and state.active() == state.in_game() == (1, 4)
+    order = []
+    for decision in ["M 8 4 7 4", "M 4 8 4 7", "M 7 4 6 4"]:
+        order.append(state.turn)
+        state, _ = state.apply(state.turn, parse_decision(decision))
+    assert order == [1, 4, 1]
+    # a forfeit (policy forfeit) leaves player 1 alone on the board: its win,
+    # not a tie with the seats that never had a pawn
+    forfeit = forfeit_outcome(state, {1: "active", 2: "active", 3: "active", 4: "forfeited"}, 4,
+                              Verdict.CRASH)
+    assert forfeit.winner == 1 and forfeit.ranking == ((1,), (4,), (2, 3))
+    state, events = state.eject(4)  # policy eject: the last active player wins
+    assert state.outcome().winner == 1 and state.outcome().ranking == ((1,), (2, 3, 4))
+    assert events[-1] == {"type": "win", "player": 1, "reason": "player 1 is the last active player"}
+    alone = without_pawns(4, 1, 2, 4)
+    assert alone.outcome().winner == 3 and alone.outcome().ranking == ((3,), (1, 2, 4))
+    assert alone.reason == "player 3 is the last active player (no pawn of players 1, 2, 4 on the board)"
+    assert GAME.board_warnings(board) == [
+        "no pawn of players 2, 3 on the board: those seats start as ejected; their turns are "
+        "skipped and they rank last"]
 
 
 def test_apply_never_changes_its_input():

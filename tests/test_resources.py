@@ -49,3 +49,42 @@ def test_validate_and_play_find_a_shipped_board_by_name(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "m" / "board.txt").read_text() == (
         ROOT / "boards" / "cantris" / "6x3-2.txt").read_text()  # the same text, wherever shipped
+
+
+def test_a_config_folder_names_a_board_before_the_shipped_ones(monkeypatch, tmp_path):
+    """A config's board is relative to its folder, and a shipped board's name
+    where that folder has no such file: joined to the folder first, the name
+    was never looked for among the shipped boards."""
+    monkeypatch.chdir(tmp_path)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    shipped = resources.boards_dir() / "cantris" / "6x3-1.txt"
+    for given in ("6x3-1", "6x3-1.txt", "boards/cantris/6x3-1.txt"):
+        assert resources.resolve_board("cantris", Path(given), sub) == shipped
+    (sub / "6x3-1.txt").write_text("mine")
+    assert resources.resolve_board("cantris", Path("6x3-1.txt"), sub) == sub / "6x3-1.txt"
+    assert resources.resolve_board("cantris", Path("nope"), sub) == sub / "nope"
+
+
+@pytest.mark.parametrize("board", ["6x3-1", "6x3-1.txt", "boards/cantris/6x3-1.txt"])
+def test_a_play_config_finds_a_shipped_board_by_name_from_any_folder(tmp_path, board):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "m.yaml").write_text(
+        f"game: cantris\nplayers: [builtin:random, builtin:random]\nboard: {board}\nseed: 2\n")
+    proc = referee("play", "--config", "sub/m.yaml", "--out", "m", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "m" / "board.txt").read_text() == (ROOT / "boards" / "cantris" / "6x3-1.txt").read_text()
+
+
+def test_a_play_configs_board_suite_finds_shipped_boards_and_says_which_it_cannot(tmp_path):
+    (tmp_path / "sub").mkdir()
+    config = tmp_path / "sub" / "s.yaml"
+    config.write_text("game: cantris\nplayers: [builtin:random, builtin:random]\ngames: 2\nseed: 2\n"
+                      "boards: [6x3-1, 'boards/cantris/6x3-*.txt']\n")
+    proc = referee("play", "--config", config, "--out", "s", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "boards: 4 (6x3-1.txt .. 6x3-3.txt)" in proc.stdout, proc.stdout
+    config.write_text(config.read_text().replace("6x3-1,", "6x3-9,"))
+    proc = referee("play", "--config", config, "--out", "s2", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr == f"referee: error: {config}:5: boards: '6x3-9' names no " \
+                                                  "board file\n", proc.stderr

@@ -141,6 +141,53 @@ def test_a_player_that_fills_the_disk_loses_the_match_it_is_never_voided(small_d
     assert checked.ok, checked.message
 
 
+# Empty files until the disk has no inode left (its bytes stay free).
+INODE_FILLER = '''
+import os, sys
+board = [line.split() for line in open("Board.txt")]
+move = next(f"{r} {c}\\n" for r in range(len(board) - 1, -1, -1) for c, v in enumerate(board[r]) if v != "0")
+os.makedirs("many", exist_ok=True)
+try:
+    for i in range(100000):
+        open(f"many/{i}", "w").close()
+except OSError as exc:
+    print("no inode left:", exc, file=sys.stderr)
+open("decision.txt", "w").write(move)
+'''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_player_that_uses_up_the_disks_inodes_loses_the_match_it_is_never_voided(tmp_path, mode):
+    """Its bytes are mostly free, but no file can be made: the referee's
+    next view could not be written and the match was voided (exit 4, no
+    result).  Few inodes left count as a full disk: DISK_LIMIT, the folder
+    emptied, the match finished and verified."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,nr_inodes=3000", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        player = tmp_path / "inodes.py"
+        player.write_text(INODE_FILLER)
+        out = disk / "match"
+        proc = referee("play", "cantris", "--player", f"{sys.executable} {player}", "--player", "builtin:greedy",
+                       "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "5", "--out", out,
+                       "--quiet", "--sandbox", mode)
+        assert proc.returncode == 0, proc.stderr
+        first = read_log(out)[0]
+        assert first["verdict"] == "DISK_LIMIT" and "inodes free" in first["message"], first
+        assert yaml.safe_load((out / "result.yaml").read_text())["winner"] == 2
+        assert os.statvfs(disk).f_favail > 2000  # the seat's files are gone
+        checked = verify(out)
+        assert checked.ok, checked.message
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
 KILLS_REFEREE = '''
 import os, signal, sys, time
 referee = os.getppid()  # the portable runner starts players itself

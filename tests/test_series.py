@@ -3,6 +3,7 @@ logic, then real series of built-in players through the command line."""
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -292,6 +293,88 @@ def test_the_summary_says_why_an_entrant_faulted(tmp_path):
            "writing decision.txt (stderr: ZeroDivisionError: division by zero at broken.py:2)" in line, line
     assert "the first" not in next(ln for ln in proc.stdout.splitlines() if ln.startswith("verdicts random"))
     assert (out / "summary.txt").read_text() == proc.stdout
+
+
+def _series(out: Path, *more: str):
+    return referee("play", "cantris", "--player", "builtin:greedy", "--player", "builtin:random",
+                   "--board", str(SMALL), "--seed", "3", "--jobs", "1", "--sandbox", "none", "--out", out, *more)
+
+
+def test_a_refused_rerun_speaks_of_the_series_and_its_options(tmp_path):
+    # The messages were a tournament's: "the config changed since this
+    # tournament started (games); ... set another out: folder", and a rerun
+    # was pointed only at --replace, which deletes the series.
+    out = tmp_path / "s"
+    assert _series(out, "--games", "2").returncode == 0
+    changed = _series(out, "--games", "4", "--resume")
+    assert changed.returncode == 2
+    assert changed.stderr.strip().splitlines() == [
+        "referee: error: the options changed since this series started (--games); run it with the ones it "
+        "started with, or give another --out folder"]
+    again = _series(out, "--games", "2")
+    assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
+    assert f"output folder {out} already holds a series: add --resume to finish it, or --replace" in again.stderr
+    assert _series(out, "--games", "2", "--resume").returncode == 0
+
+
+def test_replace_never_takes_a_tournaments_folder_for_a_series(tmp_path):
+    # A tournament's results folder has a tournament.json too: --replace
+    # deleted it.
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "tournament.json").write_text(json.dumps({"config": {"format": "round_robin"}}))
+    (out / "journal.jsonl").write_text("{}\n")
+    refused = _series(out, "--games", "2", "--replace")
+    assert refused.returncode == 2 and "is not a series folder" in refused.stderr
+    plain = _series(out, "--games", "2")
+    assert plain.returncode == 2 and "holds no series" in plain.stderr and "use --replace" not in plain.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["journal.jsonl", "tournament.json"]
+
+
+def test_a_resume_names_a_journal_line_that_is_no_record_and_plays_its_game_again(tmp_path):
+    out = tmp_path / "s"
+    assert _series(out, "--games", "4").returncode == 0
+    summary = (out / "summary.txt").read_text()
+    journal = out / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    bad = json.loads(lines[1])
+    bad["seats"] = "x"
+    journal.write_text("".join(f"{line}\n" for line in [lines[0], json.dumps(bad), *lines[2:], "not json"]))
+    again = _series(out, "--games", "4", "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    assert f"referee: warning: {journal}:2: not counted: 'seats' must be a list of integers, got 'x'" in again.stderr
+    assert f"referee: warning: {journal}:5: not counted: not JSON (Expecting value at column 1)" in again.stderr
+    assert len(again.stderr.split("games  elapsed")) == 2  # one game played again: the one whose line was bad
+    assert (out / "summary.txt").read_text() == summary
+    assert json.loads(journal.read_text().splitlines()[-1])["key"] == bad["key"]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_a_series_folder_that_cannot_be_made_is_one_line_before_any_game(tmp_path):
+    proc = _series(Path("/proc/referee-nope"), "--games", "2")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "referee: error: cannot write the series folder /proc/referee-nope: No such file or directory"]
+
+
+def test_the_series_options_may_come_from_a_config_as_the_docs_say(tmp_path):
+    # docs/series.md said they were command-line flags only; the config took them.
+    (tmp_path / "b").mkdir()
+    for board in (SMALL, OTHER):
+        shutil.copy(board, tmp_path / "b")
+    (tmp_path / "s.yaml").write_text(
+        "game: cantris\nplayers: [builtin:greedy, builtin:random]\ngames: 40\nboards: [b]\nseed: 5\n"
+        "jobs: 1\nsprt: elo0=0,elo1=500\nsandbox: none\nout: s\n")
+    proc = referee("play", "--config", tmp_path / "s.yaml", cwd=tmp_path / "b")  # paths: the config's folder's
+    assert proc.returncode == 0, proc.stderr
+    assert "Series: cantris, 2 games (1 pair), seed 5, boards: 6x3-1.txt, 6x3-2.txt" in proc.stdout
+    assert "SPRT elo0=0,elo1=500,alpha=0.05,beta=0.05: H1 accepted" in proc.stdout  # it stopped the 40
+    assert (tmp_path / "s" / "summary.txt").is_file()
+    docs = (ROOT / "docs" / "series.md").read_text()
+    assert "flags only" not in docs.replace("--resume` is\na flag only", "")
+    for key in ("games", "boards", "sprt", "jobs", "cluster"):
+        assert f"`{key}`" in docs, key
 
 
 @pytest.mark.parametrize("shadow", ["random.py", "yaml.py", "referee/__init__.py"])

@@ -177,8 +177,14 @@ def test_a_10_mb_line_of_digits_is_refused_early_with_one_line(tmp_path):
     path.write_text(text + "\n")
     proc = referee("validate", "quoridor", path)
     assert proc.returncode == 2
-    assert proc.stderr == (f"referee: error: {path}: the file is over {4 * MAX_FILE_CHARS} bytes; "
-                           f"the referee reads files of at most {MAX_FILE_CHARS} characters\n")
+    # refused after 4 bytes a character, unread: one limit, as for a file read whole
+    assert proc.stderr == (f"referee: error: {path}: the file has more than {MAX_FILE_CHARS} characters; "
+                           f"the referee reads files of at most {MAX_FILE_CHARS}\n")
+    path.write_text("1" * (MAX_FILE_CHARS + 1))
+    proc = referee("validate", "quoridor", path)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"referee: error: {path}: the file has {MAX_FILE_CHARS + 1} characters; "
+                           f"the referee reads files of at most {MAX_FILE_CHARS}\n")
 
 
 @pytest.mark.parametrize("game", sorted(BOARD_FILES))

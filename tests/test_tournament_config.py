@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee import resources
 from referee.cli import main
 from referee.core.errors import InputError
 from referee.tournament.config import load_config
@@ -106,6 +107,57 @@ def test_board_suite_errors(tmp_path):
     assert "b.txt:2:3:" in message
 
 
+def test_shipped_boards_are_found_by_name_where_the_configs_folder_has_none(tmp_path):
+    """As ``--board`` finds them from any folder (the README): a name joined
+    to the config's folder first was 'names no board file'."""
+    text = """\
+    game: tsuro
+    entrants: [{name: a, command: 'builtin:random'}, {name: b, command: 'builtin:random'}]
+    boards: [center, empty.txt, boards/tsuro/center.txt]
+    """
+    shipped = resources.boards_dir() / "tsuro"
+    assert load_config(write(tmp_path, text)).boards == (shipped / "center.txt", shipped / "empty.txt",
+                                                         shipped / "center.txt")
+    suite = text.replace("[center, empty.txt, boards/tsuro/center.txt]", "boards/tsuro/")
+    assert load_config(write(tmp_path, suite)).boards == (shipped / "center.txt", shipped / "empty.txt")
+    (tmp_path / "center").write_text("mine")  # a file beside the config wins
+    assert "boards[0]: " in error(tmp_path, text)
+
+
+def test_a_shipped_premoves_file_is_found_by_name_as_a_board_is(tmp_path):
+    text = """\
+    game: quoridor
+    entrants: [{name: a, command: 'builtin:random'}, {name: b, command: 'builtin:random'}]
+    settings: {premoves_file: boards/quoridor/opening.premoves}
+    """
+    shipped = resources.boards_dir() / "quoridor" / "opening.premoves"
+    assert load_config(write(tmp_path, text)).settings == {"premoves_file": str(shipped)}
+
+
+@pytest.mark.parametrize("boards,expected", [
+    ("[]", "boards: expected a board file, folder or pattern, or a list of them, got []"),
+    ("''", "boards: expected a board file, folder or pattern, or a list of them, got ''"),
+    ("['']", "boards[0]: expected a file, folder or pattern, got ''"),  # was every file beside the config
+])
+def test_an_empty_board_suite_is_refused_at_its_line(tmp_path, boards, expected):
+    message = error(tmp_path, GOOD + f"boards: {boards}\n")
+    assert message.startswith(f"{tmp_path / 'class.yaml'}:13: {expected}")
+
+
+def test_an_empty_board_suite_leaves_nothing_behind(tmp_path):
+    # It was the planner's KeyError, a traceback, after tournament.json was
+    # written: the next run was told to add --resume.
+    path = write(tmp_path, GOOD.replace("    command: python3 bots/cy.py\n", "    command: builtin:random\n")
+                 + "boards: []\n")
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["tournament", str(path)])
+        assert result.exit_code == 2
+        assert result.output.strip().splitlines() == [
+            f"referee: error: {path}:13: boards: expected a board file, folder or pattern, or a list of them, "
+            "got []; leave boards: out for the game's default board"]
+        assert not (tmp_path / "class-results").exists()
+
+
 def test_elimination_needs_two_player_tables(tmp_path):
     text = """\
     game: tsuro
@@ -136,6 +188,16 @@ def test_cli_exits_2_with_one_line(tmp_path):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "seed: expected an integer" in lines[0]
     assert not (tmp_path / "class-results").exists()  # nothing ran
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_a_results_folder_that_cannot_be_made_is_one_line(tmp_path):
+    path = write(tmp_path, GOOD.replace("    command: python3 bots/cy.py\n", "    command: builtin:random\n")
+                 + "out: /proc/referee-nope\n")
+    result = CliRunner().invoke(main, ["tournament", str(path)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "referee: error: cannot write the results folder /proc/referee-nope: No such file or directory"]
 
 
 def test_the_documented_example_is_a_valid_config(tmp_path):

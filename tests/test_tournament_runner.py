@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.core.errors import InputError
 from referee.core.rng import derived_rng
 from referee.tournament.config import load_config
 from referee.tournament.journal import GameJob, GameRecord, Journal
@@ -192,6 +193,117 @@ def test_journal_cuts_a_torn_line_and_appends_cleanly(tmp_path):
     assert [r.key for r in loaded] == ["R1-1-b1-s1", "R1-1-b1-s2"]
     assert loaded[1] == record(second, 2)
     assert csv_text(compute_standings(loaded, ["x", "y"], [0, 1])).splitlines()[1].startswith("1,x,1,2,2,0,0,2")
+
+
+def _good_line(key: str = "R1-1-b1-s1", **change) -> bytes:
+    data = record(GameJob(key, "R1-1", (0, 1), 0, 3), 1).to_json()
+    data.update(change)
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize("line,why", [
+    (b"not json", "not JSON (Expecting value at column 1)"),
+    (b'{"key": "R1-1-b1-s2", "table": }', "not JSON (Expecting value at column 32)"),
+    (b"[1, 2]", "expected a JSON object, got [1, 2]"),
+    (b'"a record"', "expected a JSON object, got 'a record'"),
+    (b'{"key":"junk"}', "'table' is missing"),
+    (_good_line(folder=None), "'folder' must be a string, got None"),
+    (_good_line(seats="01"), "'seats' must be a list of integers, got '01'"),
+    (_good_line(board=True), "'board' must be an integer, got True"),
+    (_good_line(seed=1.5), "'seed' must be an integer, got 1.5"),
+    (_good_line(extra=0), "'extra' must be true or false, got 0"),
+    (_good_line(winner="1"), "'winner' must be an integer or null, got '1'"),
+    (_good_line(ranking=[[2], "1"]), "'ranking' must be a list of lists of integers"),
+    (_good_line(scores={"one": 1}), "'scores' must be null or an object of player ids and numbers"),
+    (_good_line(verdicts={"1": {"OK": "3"}}), "'verdicts' must be an object of player ids and verdict counts"),
+    (_good_line(steps=None), "'steps' must be an integer, got None"),
+    (_good_line(seconds="0.3"), "'seconds' must be a number, got '0.3'"),
+    (_good_line(reason=["\x1b[2J"]), r"'reason' must be a string, got ['\x1b[2J']"),
+    (b'{"key": "x\xff"}', "not UTF-8 text (byte 0xff at column 11)"),
+    (b"[" * 100_000, "not JSON that can be read (maximum recursion depth exceeded"),
+])
+def test_a_journal_line_that_is_no_record_is_named_and_counts_for_nothing(tmp_path, line, why):
+    # Without the sandbox a player can append to the journal: its line was a
+    # KeyError or JSONDecodeError traceback on --resume, or (a value of the
+    # wrong type) a record that broke the standings later.
+    journal = Journal(tmp_path)
+    journal.path.write_bytes(_good_line("R1-1-b1-s1") + b"\n" + line + b"\n" + _good_line("R1-1-b1-s2") + b"\n")
+    warnings: list[str] = []
+    loaded = journal.load(warnings.append)
+    assert [r.key for r in loaded] == ["R1-1-b1-s1", "R1-1-b1-s2"]  # the records around it count
+    assert len(warnings) == 1 and "\n" not in warnings[0] and "\x1b" not in warnings[0]
+    assert warnings[0].startswith(f"{journal.path}:2: not counted: {why}")
+    assert journal.path.read_bytes().count(b"\n") == 3  # the line is kept, as evidence
+
+
+def test_resume_plays_again_the_games_whose_journal_lines_are_no_records(tmp_path):
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config)
+    journal = tmp_path / "out" / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    bad = json.loads(lines[2])
+    del bad["table"]
+    damaged = ["not json", *lines[:2], json.dumps(bad), *lines[3:], '{"key": "junk"}']
+    journal.write_text("".join(line + "\n" for line in damaged))
+    log = io.StringIO()
+    play = FakePlay()
+    summary = Tournament(load_config(config)).run(1, True, play=play, log=log, check=lambda *record: None)
+    assert play.calls == [bad["key"]] and summary.plan.finished  # that game alone, played again
+    warnings = log.getvalue().splitlines()
+    assert f"referee: warning: {journal}:1: not counted: not JSON" in warnings[0]
+    assert f"referee: warning: {journal}:4: not counted: 'table' is missing" in warnings[1]
+    assert f"referee: warning: {journal}:{len(damaged)}: not counted: 'table' is missing" in warnings[2]
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    run(write_config(whole, 3, "round_robin"))
+    assert (tmp_path / "out" / "standings.csv").read_text() == (whole / "out" / "standings.csv").read_text()
+
+
+@pytest.mark.parametrize("state,expected", [
+    ("not json\n", r"tournament.json:1:1: not JSON \(Expecting value\); this tournament cannot be resumed"),
+    ("[]\n", r"tournament.json: not the state of a tournament \(no 'config' object\)"),
+    ('{"config": 3}\n', r"tournament.json: not the state of a tournament"),
+    (b"\xff\n", r"tournament.json: not UTF-8 text \(byte 0xff\)"),
+])
+def test_resume_with_a_damaged_state_file_is_one_line_naming_it(tmp_path, state, expected):
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config, play=FakePlay(fail_after=2))
+    path = tmp_path / "out" / "tournament.json"
+    path.write_bytes(state if isinstance(state, bytes) else state.encode())
+    play = FakePlay()
+    with pytest.raises(InputError, match=expected):
+        run(config, resume=True, play=play)
+    assert play.calls == []
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_an_output_folder_that_cannot_be_made_is_one_line_before_any_game(tmp_path):
+    config = write_config(tmp_path, 3, "round_robin")
+    config.write_text(config.read_text().replace("out: out", "out: /proc/referee-nope"))
+    play = FakePlay()
+    with pytest.raises(InputError, match=r"^cannot write the results folder /proc/referee-nope: "
+                                         r"No such file or directory$"):
+        run(config, play=play)
+    assert play.calls == []
+
+
+def test_a_state_file_that_cannot_be_written_leaves_no_folder_behind(tmp_path, monkeypatch):
+    # A full disk: the folder made for it is removed, and the error says where.
+    import errno
+
+    from referee.tournament import runner
+
+    def full(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path.with_name(".tournament.json.tmp")))
+
+    monkeypatch.setattr(runner.files, "write_text", full)
+    play = FakePlay()
+    with pytest.raises(InputError) as caught:
+        run(write_config(tmp_path, 3, "round_robin"), play=play)
+    out = tmp_path / "out"
+    assert str(caught.value) == (f"cannot write the results folder {out}: No space left on device "
+                                 f"({out / '.tournament.json.tmp'})")
+    assert not out.exists() and play.calls == []
 
 
 def test_tables_of_three_rotate_every_seat(tmp_path):

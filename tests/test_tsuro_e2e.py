@@ -118,3 +118,21 @@ def test_a_forfeit_does_not_rank_players_already_out_with_the_survivors(tmp_path
     assert result["ranking"][1] == [1]
     assert set(result["ranking"][-1]) == {1, 2, 3, 4} - still
     assert_verifies(out)
+
+
+def test_the_shipped_boards_folder_is_a_board_suite(tmp_path):
+    """boards/tsuro/ holds start files only: the tile table beside them was
+    read as a board (``tiles.txt:7: row 0 has 5 cells``) and listed among
+    the shipped boards."""
+    from referee import resources
+
+    shipped = resources.boards_dir() / "tsuro"
+    for suite in (str(shipped), "boards/tsuro/"):  # the folder, and its name from any folder
+        proc = referee("play", "tsuro", "--player", "builtin:random", "--player", "builtin:random",
+                       "--games", "2", "--boards", suite, "--seed", "1", "--out", "s", "--replace",
+                       "--quiet", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert "boards: center.txt, empty.txt" in proc.stdout, proc.stdout
+    assert resources.shipped_boards("tsuro") == ["center", "empty"]
+    proc = referee("validate", "tsuro", "nosuch.txt", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.rstrip().endswith("(shipped tsuro boards: center, empty)")

@@ -59,7 +59,7 @@ def test_rotation_maps_port_p_to_p_plus_2():
 
 
 def test_shipped_tile_file_matches_the_generator():
-    text = (ROOT / "boards" / "tsuro" / "tiles.txt").read_text()
+    text = (ROOT / "docs" / "games" / "tsuro-tiles.txt").read_text()
     assert text == tiles_text()
     rows = [line.split() for line in text.splitlines() if line and not line.startswith("#")]
     for tile, row in zip(TILES, rows, strict=True):

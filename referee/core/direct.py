@@ -148,8 +148,8 @@ class Borrowed:
         used, peak = readings
         wall = max(wall, player.quiet_at - started)  # (its way back to its stdin is its own: see seats.run)
         used = max(used, player.cpu_mark)  # (a player gone since reads 0: its death charges it, next step)
-        if budget and used - player.cpu_mark > budget + 1:
-            return back()  # it outlived its SIGXCPU: the host kills it
+        if budget and used - player.cpu_mark > budget:
+            return back()  # over its budget (see seathost._over_budget): the host kills it
         reply = seathost._blank_reply(restarted=False)
         reply.update(exit=0, wall=wall, cpu=max(0.0, used - player.cpu_mark), peak_kb=peak)
         player.cpu_mark = used

@@ -13,7 +13,6 @@ import os
 import re
 import secrets
 import sys
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, Mapping
@@ -41,6 +40,7 @@ DECISION_LOGGED = MAX_DECISION_CHARS  # a decision is logged whole up to the lon
 OUTPUT_TAIL = 400  # characters of a step's stdout/stderr kept in its log record
 SPARES = 3  # files made ahead for a step's creations (see seatfiles.Spares)
 DISK_FULL_FREE = 256 * 1024  # bytes free on the match's disk below which it counts as full
+DISK_FULL_INODES = 64  # inodes free on the match's disk below which it counts as full
 DISK_FULL_GROWTH = 1 << 20  # a seat whose folder grew this much in a step that filled the disk filled it
 
 
@@ -295,7 +295,7 @@ class Match:
             self.folder.write_match_yaml(match_yaml)
         self.states.append(state)
         self.folder.write_snapshot(0, self._snapshot(0, None))
-        hidden = [p.out, *map(Path, p.spec.hidden)]
+        hidden = [p.out, *map(Path, p.spec.hidden), *self._match_roots()]
         first = state.current_player()
         self.later.submit(None, lambda: self.spares.make(SPARES))  # each seat's first views
         for pid, agent in enumerate(p.agents, start=1):
@@ -358,10 +358,23 @@ class Match:
         record["hash"] = state_hash(self.game, state)
         self.folder.append_log(record)
 
+    def _match_roots(self) -> list[Path]:
+        """The folders that hold a player's other matches, hidden as this
+        one is: the default ``step_logs/`` (of the folder the referee runs
+        from, and the one this match is in).  Run from a bot's own folder,
+        its earlier matches are inside the program's folder, which the
+        sandbox shows: their ``match.yaml`` (with a given seed, this match's
+        key), logs and snapshots were the player's to read."""
+        roots = {self.p.spec.base_dir / "step_logs"}
+        if self.p.out.parent.name == "step_logs":
+            roots.add(self.p.out.parent)
+        return sorted(root for root in roots if root.is_dir())
+
     def _warm_hidden(self) -> list[Path]:
         """What a warm seat's sandbox hides: the series' folder (the games'
-        folders are in it; a game's own would differ from game to game)."""
-        return [Path(folder) for folder in self.p.spec.hidden]
+        folders are in it; a game's own would differ from game to game) and
+        the folders of other matches (:meth:`_match_roots`)."""
+        return [*map(Path, self.p.spec.hidden), *self._match_roots()]
 
     def _warm_seat(self, agent: Agent, pid: int, home: Path) -> "seats.WarmSeat | None":
         """A series' seat kept warm across its entrant's games (see
@@ -372,7 +385,7 @@ class Match:
         p = self.p
         hidden = self._warm_hidden()
         if not isinstance(agent, ProcessAgent) or not any(
-                p.out.resolve().is_relative_to(folder.resolve()) for folder in hidden):
+                p.out.resolve().is_relative_to(Path(folder).resolve()) for folder in p.spec.hidden):
             return None
         warm = agent.warm_seat(p.sandbox, hidden, p.spec.pass_env, self.clocks[pid].step_limits(),
                                self.seat_root.parent, home)  # its slots too by their real path
@@ -562,7 +575,7 @@ class Match:
         usage = seat.usage(budget)
         before, self.disk_used[player] = self.disk_used[player], usage.bytes
         largest = (f"; the largest file: {visible(usage.largest[0])} "
-                   f"({usage.largest[1] / 2**20:.1f} MiB)") if usage.largest[1] else ""
+                   f"({usage.largest[1] / 2**20:.1f} MiB)") if usage.largest[1] >= 1 << 16 else ""
         if usage.over:
             why = (f"its folder holds more than its disk budget of {limits.disk_mb:g} MiB "
                    f"(disk_mb){largest}")
@@ -571,8 +584,9 @@ class Match:
             free = _disk_full(seat.path) if usage.bytes - before >= DISK_FULL_GROWTH else None
             if free is None:
                 return None
-            why = (f"the disk filled up during its step ({free / 2**20:.1f} MiB free); its folder "
-                   f"grew by {(usage.bytes - before) / 2**20:.1f} MiB{largest}")
+            why = (f"the disk filled up during its step ({free}); its folder "
+                   f"grew by {(usage.bytes - before) / 2**20:.1f} MiB"
+                   + (f" ({usage.entries} files and folders)" if "inodes" in free else "") + largest)
         seat.clear()
         self.disk_used[player] = 0
         return why + "; its folder was emptied"
@@ -683,14 +697,22 @@ def _board_is_snapshot(game: Game) -> bool:
     return getattr(type(game).snapshot_text, "__func__", type(game).snapshot_text) is Game.snapshot_text
 
 
-def _disk_full(path: Path) -> int | None:
-    """The bytes free on ``path``'s disk if it counts as full (under
-    :data:`DISK_FULL_FREE`), else None."""
+def _disk_full(path: Path) -> str | None:
+    """What ``path``'s disk has left if it counts as full, else None: under
+    :data:`DISK_FULL_FREE` bytes, or under :data:`DISK_FULL_INODES` inodes
+    (a player that makes thousands of empty files fills a disk whose bytes
+    are mostly free, and the referee's next file could not be made: the
+    match was voided)."""
     try:
-        free = shutil.disk_usage(path).free
+        disk = os.statvfs(path)
     except OSError:
         return None
-    return free if free < DISK_FULL_FREE else None
+    free = disk.f_bavail * disk.f_frsize
+    if free < DISK_FULL_FREE:
+        return f"{free / 2**20:.1f} MiB free"
+    if disk.f_files and disk.f_favail < DISK_FULL_INODES:  # (0 files: a file system without a count)
+        return f"{disk.f_favail} inodes free"
+    return None
 
 
 _PY_FRAME = re.compile(r'^\s*File "([^"\n]+)", line (\d+)', re.MULTILINE)

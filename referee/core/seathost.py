@@ -1257,8 +1257,8 @@ def _awaited(req: dict, reply: dict, player: Persistent, pid1: bool, control: in
         reply["over"] = over_seat_limits(seat, pid1)  # it answered: what it leaves counts too
     reply["wall"] = time.monotonic() - start
     now = player.cpu() if status is None and not reply["timed_out"] else 0.0
-    if status is None and not reply["timed_out"] and budget and now - player.cpu_mark > budget + 1:
-        # It outlived its SIGXCPU: killed, as a spawned player is a second past the limit.
+    if status is None and not reply["timed_out"] and budget and now - player.cpu_mark > budget:
+        # Over its budget (its SIGXCPU is the whole second after it, at best: see _over_budget).
         os.kill(pid, signal.SIGKILL)
         _, status, usage = os.wait4(pid, 0)
     if status is None and not reply["timed_out"] and not reply["over"]:  # it answered
@@ -1301,13 +1301,17 @@ def sweep_borrowed(pid1: bool) -> dict:
 
 
 def _over_budget(player: Persistent, budget: float, start: float) -> bool:
-    """Whether the player used more than its CPU budget and a second in this
-    step (it ignored SIGXCPU).  Its CPU is read (a /proc read a process)
+    """Whether the player used more than its CPU budget in this step.  Its
+    RLIMIT_CPU counts its whole life in whole seconds, so the SIGXCPU that
+    :meth:`Persistent.budget` sets comes at the first whole second past its
+    life's CPU and the budget: up to a second late (a kept-alive module was
+    let use 1.9 s of a 1 s limit); this look, every CPU_POLL_S, is the
+    limit, the signal a backstop.  Its CPU is read (a /proc read a process)
     only once the step has lasted long enough for that on every core: a
     quick step's wake-ups cost none."""
-    if (time.monotonic() - start) * CPUS <= budget + 1:
+    if (time.monotonic() - start) * CPUS <= budget:
         return False
-    return player.cpu() - player.cpu_mark > budget + 1
+    return player.cpu() - player.cpu_mark > budget
 
 
 CPUS = os.cpu_count() or 64  # no process uses more CPU seconds a second (unknown: many, never late)

@@ -147,11 +147,13 @@ def decode(data: bytes, source: str) -> str:
                          source, data.count(b"\n", 0, exc.start) + 1, column) from None
 
 
-def read_board_file(path: Path) -> str:
-    """A board file's text.  At most four bytes per character are read (the
-    most UTF-8 needs), so a 10 MB file is refused without reading it all.
-    It must be a regular file: a fifo is opened without blocking and
-    refused, so that ``--board`` on one is an error and never a hang."""
+def read_board_file(path: Path | str, kind: str = "board file") -> str:
+    """A board file's text (or another input file's, a ``kind`` such as a
+    pre-moves file, held to the same rules).  At most four bytes per
+    character are read (the most UTF-8 needs), so a 10 MB file is refused
+    without reading it all.  It must be a regular file: a fifo is opened
+    without blocking and refused, so that ``--board`` on one is an error and
+    never a hang."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
@@ -159,16 +161,16 @@ def read_board_file(path: Path) -> str:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = "a directory" if stat.S_ISDIR(mode) else "a fifo" if stat.S_ISFIFO(mode) else \
+            special = "a directory" if stat.S_ISDIR(mode) else "a fifo" if stat.S_ISFIFO(mode) else \
                 "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file"
-            raise InputError(f"not a regular file ({kind}); give the path of a board file", str(path))
+            raise InputError(f"not a regular file ({special}); give the path of a {kind}", str(path))
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(4 * MAX_FILE_CHARS + 1)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
     finally:
         os.close(fd)
-    if len(data) > 4 * MAX_FILE_CHARS:
-        raise InputError(f"the file is over {4 * MAX_FILE_CHARS} bytes; the referee reads files of "
-                         f"at most {MAX_FILE_CHARS} characters", str(path))
+    if len(data) > 4 * MAX_FILE_CHARS:  # UTF-8 has at most 4 bytes a character: too many of them
+        raise InputError(f"the file has more than {MAX_FILE_CHARS} characters; the referee reads files "
+                         f"of at most {MAX_FILE_CHARS}", str(path))
     return decode(data, str(path))

@@ -154,8 +154,9 @@ def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path
     problem = preflight.command_problem(list(getattr(agent, "argv", [])), base_dir) \
         if getattr(agent, "argv", None) else None
     if problem:
-        first.passed, first.message = False, problem
-        first.fix = "the program must start before it can play"
+        archive = _archive(game, command, base_dir)
+        first.passed, first.message = False, archive[0] if archive else problem
+        first.fix = archive[1] if archive else "the program must start before it can play"
         return report
     if getattr(agent, "argv", None):
         report.warnings = preflight.source_warnings(list(agent.argv), base_dir)
@@ -190,6 +191,24 @@ def check_bot(game: str, command: str, *, base_dir: Path, out: Path, board: Path
     if protocol:
         _judge_protocol(protocol, seats, restarts)
     return report
+
+
+def _archive(game: str, command: str, base_dir: Path) -> tuple[str, str] | None:
+    """(message, fix) for a hand-in archive given as the program
+    (``--player carol.zip``), in the words ``grade --submission carol.zip``
+    uses: the pre-flight's advice, ``chmod +x carol.zip``, sent a student
+    to make a zip executable.  None for anything else."""
+    from .submission import archive_hint, unpacked
+
+    word = command.strip()
+    path = Path(word)
+    if not word or " " in word or not (path if path.is_absolute() else Path(base_dir) / path).is_file():
+        return None
+    hint = archive_hint(path)
+    if hint is None:
+        return None
+    return (f"{word} {hint.removesuffix(' and grade that')}",
+            f"then check that folder: referee check-bot {game} --player {unpacked(path)}")
 
 
 def _play(spec: MatchSpec, index: int) -> list[bool]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee.core import files
+from referee.core import files, outputs
 from referee.core.errors import InputError
 from referee.core.settings import parse_assignment
 
@@ -86,12 +86,18 @@ def _claim(out: Path, source: Path | None = None, option: str = "", what: str = 
     if source is not None and inside(source, out) and out.exists():
         raise InputError(f"{option} {out} is replaced on each run and the {what} {source} is inside it; "
                          f"choose another {option}")
-    if out.exists() and any(out.iterdir()):
-        if not (out / MARKER).exists():
-            raise InputError(f"{out} exists and was not made by referee check-bot or grade; choose another folder")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text("made by referee check-bot; replaced on each run\n", encoding="utf-8")
+    try:
+        if out.exists() and any(out.iterdir()):
+            if not (out / MARKER).exists():
+                raise InputError(f"{out} exists and was not made by referee check-bot or grade; "
+                                 "choose another folder")
+            shutil.rmtree(out)
+        outputs.output_folder(out, option or "--out")
+        (out / MARKER).write_text("made by referee check-bot; replaced on each run\n", encoding="utf-8")
+    except OSError as exc:  # (/proc/nope, a read-only disk: a traceback before any game)
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
+        raise InputError(f"{option or '--out'} {out}: cannot use this folder: {exc.strerror or exc}{where}") \
+            from None
 
 
 @click.command("grade")
@@ -125,11 +131,14 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
     config = load(config_file)
     if submission is not None:
         _check_submission(submission)
+        if out is not None:  # before the games: the grade is written only after them
+            outputs.output_file(out, "--out")
     if submissions is not None:
         if not submissions.is_dir():
             raise InputError(f"--submissions {submissions}: no such folder")
         results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
         _apart(submissions, results)
+        outputs.output_folder(results, "--results")
     play = None
     if cluster:
         from referee.tournament.cluster import DaskPlay
@@ -207,11 +216,32 @@ def _grade_one(config: "GradingConfig", submission: str, fmt: str, out: Path | N
     if out is None:
         click.echo(text, nl=False)
         return
-    files.write_text(out, text)
     for test in result.tests:
         click.echo(f"{test.score:>7g} / {test.max_score:<7g} {test.name}")
+    _write_grade(out, text, results, fmt)
     click.echo(f"{result.score:>7g} / {result.max_score:<7g} total; {fmt} results: {out}; "
                f"games: {results}")
+
+
+def _write_grade(out: Path, text: str, results: Path, fmt: str) -> None:
+    """Write the result file; if that fails after all (--out was checked
+    before the games, but its folder can go, or the disk fill, meanwhile),
+    the grade goes to the results folder, or the console, and the error
+    says where: the games it took minutes to play are never lost."""
+    try:
+        if not os.path.lexists(out.parent):  # (removed meanwhile: made again, as before the games)
+            out.parent.mkdir(parents=True)
+        files.write_text(out, text)
+        return
+    except OSError as exc:
+        why = f"--out {out}: cannot write it: {exc.strerror or exc}"
+    kept = results / ("results.json" if fmt == "json" else f"results.{fmt}.json")
+    try:
+        files.write_text(kept, text)
+    except OSError:
+        click.echo(text, nl=False)
+        raise InputError(f"{why}; the grade is printed above") from None
+    raise InputError(f"{why}; the grade is in {kept}")
 
 
 @click.command("autograder")

@@ -111,7 +111,7 @@ def load(path: Path) -> GradingConfig:
         raise r.fail(("submission",), exc.message) from None
     leaderboard = r.get("leaderboard", bool, False)
     config = GradingConfig(
-        path=path.resolve(), game=game.name, variant=variant, boards=_boards(r, base),
+        path=path.resolve(), game=game.name, variant=variant, boards=_boards(r, base, game.name),
         games_per_board=games, limits=limits, settings=settings,
         policy=r.choice("policy", POLICIES, None), seed=r.seed(0),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
@@ -145,10 +145,12 @@ def _play_settings(r: _Reader, game) -> tuple[dict[str, Any], dict[str, Any]]:
     return game_settings, limit_values
 
 
-def _boards(r: _Reader, base: Path) -> tuple[Path | None, ...]:
+def _boards(r: _Reader, base: Path, game: str) -> tuple[Path | None, ...]:
     value = r.get("boards", (str, list))
     if value is None:
         return (None,)
+    if value == []:  # no board to play: grading crashed on the compliance check's first board
+        raise r.fail(("boards",), "must be a list of board files, folders or patterns (or default), got []")
     items = [value] if isinstance(value, str) else value
     boards: list[Path | None] = []
     for i, item in enumerate(items):
@@ -158,7 +160,7 @@ def _boards(r: _Reader, base: Path) -> tuple[Path | None, ...]:
             continue
         if not isinstance(item, str):
             raise r.fail(where, f"expected a file, folder, pattern or default, got {item!r}")
-        found = _expand_boards(base, item)
+        found = _expand_boards(base, item, game)  # a shipped board by name, as in a tournament config
         if not found:
             raise r.fail(where, f"{item!r} names no board file")
         boards.extend(p.resolve() for p in found)

@@ -29,6 +29,7 @@ from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 from referee.core.limits_given import ALIAS, one_limit
+from referee.resources import shipped_board, shipped_settings
 
 from .formats import FORMATS, swiss_max_rounds
 
@@ -70,9 +71,21 @@ class TournamentConfig:
     for --resume; None: each game's key comes from its seed."""
     pass_env: tuple[str, ...] = ()  # the referee's environment variables players get too
 
+    KIND = "tournament"
+    FOLDER = "results folder"
+    ELSEWHERE = "set another out: folder"
+    """What the output folder holds, what it is called and where else a run
+    may go, in the words of the file that sets it up (a series says them in
+    its command-line options)."""
+
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+    def changed_text(self, changed: list[str]) -> str:
+        """Why a resume is refused: the fingerprint's keys that changed."""
+        return (f"the config changed since this tournament started ({', '.join(changed)}); "
+                f"restore it, or {self.ELSEWHERE}")
 
     @property
     def names(self) -> list[str]:
@@ -228,7 +241,7 @@ def load_config(path: Path) -> TournamentConfig:
         boards=_boards(r, game, base), entrants=tuple(entrants), format=fmt,
         seeding=r.choice("seeding", SEEDINGS, "config"), rounds=rounds,
         limits=_limits(r, game), policy=r.choice("policy", POLICIES, None),
-        settings=_settings(r, game), seed=0,
+        settings=shipped_settings(game.name, _settings(r, game), base), seed=0,
         out=_out(r, base, path),
         sandbox=r.choice("sandbox", SANDBOXES, "auto") or "auto",
         pass_env=tuple(_pass_env(r)),
@@ -329,25 +342,37 @@ def _boards(r: _Reader, game: Game, base: Path) -> tuple[Path | None, ...]:
     value = r.get("boards", (str, list))
     if value is None:
         return (None,)
+    if not value:  # no board at all: the planner had no game to play (a KeyError, a traceback)
+        raise r.fail(("boards",), "expected a board file, folder or pattern, or a list of them, "
+                                  f"got {value!r}; leave boards: out for the game's default board")
     items = [value] if isinstance(value, str) else value
     boards: list[Path] = []
     for i, item in enumerate(items):
         where = ("boards",) if isinstance(value, str) else ("boards", i)
-        if not isinstance(item, str):
+        if not isinstance(item, str) or not item.strip():  # '' named the config's own folder
             raise r.fail(where, f"expected a file, folder or pattern, got {item!r}")
-        found = _expand_boards(base, item)
+        found = _expand_boards(base, item, game.name)
         if not found:
             raise r.fail(where, f"{item!r} names no board file")
         boards.extend(found)
     return tuple(boards)
 
 
-def _expand_boards(base: Path, item: str) -> list[Path]:
+def _expand_boards(base: Path, item: str, game: str | None = None) -> list[Path]:
     """A folder gives its files (not hidden, not Markdown), sorted by name; a
-    pattern gives its matches, sorted; a file gives itself."""
+    pattern gives its matches, sorted; a file gives itself.  Relative to
+    ``base``, or where nothing there matches, among ``game``'s shipped
+    boards (``6x3-1``, ``boards/tsuro/``, ``boards/cantris/8x4-*.txt``), as
+    ``--board`` finds them from any folder."""
     target = base / item
     if any(c in item for c in "*?["):
-        return sorted(Path(p) for p in glob.glob(str(target)) if Path(p).is_file())
+        found = sorted(Path(p) for p in glob.glob(str(target)) if Path(p).is_file())
+        folder = None if found or game is None else shipped_board(game, Path(item).parent, folders=True)
+        if folder is not None and folder.is_dir():
+            found = sorted(p for p in folder.glob(Path(item).name) if p.is_file())
+        return found
+    if not target.exists() and game is not None:
+        target = shipped_board(game, Path(item), folders=True) or target
     if target.is_dir():
         return sorted(p for p in target.iterdir()
                       if p.is_file() and not p.name.startswith(".") and p.suffix.lower() != ".md")

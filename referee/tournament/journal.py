@@ -14,7 +14,11 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from referee.core.errors import InputError
+from referee.core.numbers import shown_value
+from referee.core.visible import visible
 
 JOURNAL = "journal.jsonl"
 
@@ -76,7 +80,21 @@ class GameRecord:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "GameRecord":
+    def from_json(cls, data: Any) -> "GameRecord":
+        """A journal line's record; ValueError saying what is wrong if it is
+        not one.  The journal is a file anyone who can write the output
+        folder can append to (a player without the sandbox): every key and
+        type is checked here, so nothing later trips on a record of the wrong
+        shape (its game is played again instead)."""
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, got {_shown(data)}")
+        for name, check, what in _FIELDS:
+            if name not in data:
+                if name == "seconds":
+                    continue
+                raise ValueError(f"{name!r} is missing")
+            if not check(data[name]):
+                raise ValueError(f"{name!r} must be {what}, got {_shown(data[name])}")
         job = GameJob(data["key"], data["table"], tuple(data["seats"]), data["board"],
                       data["seed"], data["extra"])
         return cls.from_result(job, data, data["folder"], data.get("seconds", 0.0))
@@ -119,9 +137,13 @@ class Journal:
     def __init__(self, folder: Path) -> None:
         self.path = Path(folder) / JOURNAL
 
-    def load(self) -> list[GameRecord]:
+    def load(self, warn: Callable[[str], None] | None = None) -> list[GameRecord]:
         """Every complete record; a torn last line (a kill mid-write) is cut
-        off the file so the next append starts on a fresh line."""
+        off the file so the next append starts on a fresh line.  A line that
+        is not a record counts for nothing, and ``warn`` is told (``file:line:
+        what is wrong``): without the sandbox a player can append to this
+        file, and its line must neither stop a resume nor hide the games
+        recorded around it.  The line stays in the file (it is evidence)."""
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -132,10 +154,17 @@ class Journal:
                 f.truncate(end)
                 os.fsync(f.fileno())
         records = {}
-        for line in data[:end].splitlines():
-            if line.strip():
-                record = GameRecord.from_json(json.loads(line))
-                records[record.key] = record
+        for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
+            if not line.strip():
+                continue
+            try:
+                record = GameRecord.from_json(_parsed(line))
+            except ValueError as exc:
+                if warn is not None:
+                    warn(str(InputError(f"not counted: {exc}; the game it records, if any, is played again",
+                                        str(self.path), number)))
+                continue
+            records[record.key] = record
         return list(records.values())
 
     def append(self, record: GameRecord) -> None:
@@ -146,3 +175,60 @@ class Journal:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _parsed(line: bytes) -> Any:
+    """A journal line's JSON; ValueError, in words for a warning, if it has none."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte 0x{line[exc.start]:02x} at column {exc.start + 1})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:  # an integer past Python's digit limit; deep nesting
+        raise ValueError(f"not JSON that can be read ({visible(str(exc), lines=False)[:100]})") from None
+
+
+def _shown(value: Any) -> str:
+    return visible(shown_value(value), lines=False)
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _seat(value: Any) -> bool:
+    """A player id as JSON keys it: a string of ASCII digits."""
+    return isinstance(value, str) and value.isascii() and value.isdigit()
+
+
+def _ints(value: Any) -> bool:
+    return isinstance(value, list) and all(_int(v) for v in value)
+
+
+_FIELDS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("key", lambda v: isinstance(v, str), "a string"),
+    ("table", lambda v: isinstance(v, str), "a string"),
+    ("seats", _ints, "a list of integers"),
+    ("board", _int, "an integer"),
+    ("seed", _int, "an integer"),
+    ("extra", lambda v: isinstance(v, bool), "true or false"),
+    ("winner", lambda v: v is None or _int(v), "an integer or null"),
+    ("ranking", lambda v: isinstance(v, list) and all(_ints(g) for g in v), "a list of lists of integers"),
+    ("scores", lambda v: v is None or (isinstance(v, dict) and all(_seat(k) and _number(n) for k, n in v.items())),
+     "null or an object of player ids and numbers"),
+    ("reason", lambda v: isinstance(v, str), "a string"),
+    ("verdicts", lambda v: isinstance(v, dict) and all(
+        _seat(k) and isinstance(c, dict) and all(isinstance(n, str) and _int(m) for n, m in c.items())
+        for k, c in v.items()), "an object of player ids and verdict counts"),
+    ("steps", _int, "an integer"),
+    ("folder", lambda v: isinstance(v, str), "a string"),
+    ("seconds", _number, "a number"),
+)
+"""Each key of a journal line, the test its value must pass, and what that is in words."""

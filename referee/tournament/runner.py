@@ -328,26 +328,71 @@ class Summary:
     interrupted: bool = False
 
 
-def open_output(config: TournamentConfig, resume: bool) -> dict[str, GameRecord]:
-    """Check the output folder against the config and load its journal."""
+def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = None
+                ) -> dict[str, GameRecord]:
+    """Check the output folder against the config and load its journal (its
+    lines that are no records named on ``log``).  A new folder is made, and
+    its state written, here, before any game is set up: one that cannot be
+    (a typo, a read-only disk) is one line that names it, not a traceback."""
     out = config.out
     state_path = out / STATE_FILE
     fingerprint = json.loads(json.dumps(config.fingerprint()))
     if state_path.exists():
-        saved = json.loads(state_path.read_text(encoding="utf-8")).get("config", {})
         if not resume:
-            raise InputError(f"{out} already holds a tournament: add --resume to finish it, "
-                             "or set another out: folder")
+            raise InputError(f"{out} already holds a {config.KIND}: add --resume to finish it, "
+                             f"or {config.ELSEWHERE}")
+        saved = _saved_config(state_path, config)
         changed = [key for key in fingerprint if saved.get(key) != fingerprint[key]]
         if changed:
-            raise InputError(f"the config changed since this tournament started ({', '.join(changed)}); "
-                             "restore it, or set another out: folder")
+            raise InputError(config.changed_text(changed))
     else:
+        _start_output(config, {"referee": __version__, "config_file": str(config.path),
+                               "config": fingerprint, "key": config.key})
+
+    def warn(message: str) -> None:
+        if log is not None:
+            print(f"referee: warning: {message}", file=log)
+
+    return {r.key: r for r in Journal(out).load(warn)}
+
+
+def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
+    """What the output folder's state file says the run was started with; a
+    one-line error if it cannot say (edited, or cut short by a full disk)."""
+    try:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", str(state_path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})", str(state_path)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON ({exc.msg}); this {config.KIND} cannot be resumed: {config.ELSEWHERE}",
+                         str(state_path), exc.lineno, exc.colno) from None
+    except (ValueError, RecursionError) as exc:  # an integer past Python's digit limit; deep nesting
+        raise InputError(f"not JSON that can be read ({visible(str(exc), lines=False)[:100]}); this "
+                         f"{config.KIND} cannot be resumed: {config.ELSEWHERE}", str(state_path)) from None
+    saved = state.get("config") if isinstance(state, dict) else None
+    if not isinstance(saved, dict):
+        raise InputError(f"not the state of a {config.KIND} (no 'config' object); it cannot be "
+                         f"resumed: {config.ELSEWHERE}", str(state_path))
+    return saved
+
+
+def _start_output(config: TournamentConfig, state: dict[str, Any]) -> None:
+    """Make the output folder and write its state file, or say in one line
+    why not.  A folder made here is removed again if its state cannot be
+    written: a start refused leaves nothing behind."""
+    out = config.out
+    made = not out.exists()
+    try:
         out.mkdir(parents=True, exist_ok=True)
-        state = {"referee": __version__, "config_file": str(config.path), "config": fingerprint,
-                 "key": config.key}
-        files.write_text(state_path, json.dumps(state, indent=1) + "\n")
-    return {r.key: r for r in Journal(out).load()}
+        files.write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n")
+    except OSError as exc:
+        if made:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
+        raise InputError(f"cannot write the {config.FOLDER} {out}: {exc.strerror or exc}{where}") from None
 
 
 def clear_unfinished(out: Path, records: Iterable[GameRecord]) -> None:
@@ -460,7 +505,7 @@ class Tournament:
         """Play the tournament; ``check`` judges a resumed journal's records
         (:func:`doubt`; the planner's tests, whose fake games leave no
         folders, trust them all)."""
-        records = self.trusted(open_output(self.config, resume), log, check)
+        records = self.trusted(open_output(self.config, resume, log), log, check)
         if resume:
             clear_unfinished(self.config.out, records.values())
         journal = Journal(self.config.out)

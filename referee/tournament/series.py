@@ -47,10 +47,24 @@ class SeriesConfig(TournamentConfig):
     games: int = 2
     sprt: SprtSpec | None = None
 
+    KIND = "series"
+    FOLDER = "series folder"
+    ELSEWHERE = "give another --out folder"
+    OPTIONS = {"game": "GAME", "variant": "--variant", "players": "--player", "entrants": "--player",
+               "boards": "--board/--boards", "limits": "--time-limit/--set", "settings": "--set",
+               "policy": "--policy", "seed": "--seed", "games": "--games", "sprt": "--sprt"}
+    """The option that sets each key of the fingerprint: a series has no
+    config file of its own, so a refused --resume names what to give again."""
+
     def fingerprint(self) -> dict[str, Any]:
         data = super().fingerprint()
         data.update(games=self.games, sprt=None if self.sprt is None else self.sprt.text())
         return data
+
+    def changed_text(self, changed: list[str]) -> str:
+        options = list(dict.fromkeys(self.OPTIONS.get(key, key) for key in changed))
+        return (f"the options changed since this series started ({', '.join(options)}); "
+                f"run it with the ones it started with, or {self.ELSEWHERE}")
 
 
 def player_names(commands: Sequence[str]) -> list[str]:
@@ -330,12 +344,28 @@ def prepare_out(out: Path, replace: bool) -> None:
     it is one: --replace never deletes anything else)."""
     files.check_folder(out)
     if out.exists() and any(out.iterdir()):
+        series = holds_series(out)
         if not replace:
-            raise InputError(f"output folder {out} exists and is not empty (use --replace to overwrite)")
-        if not (out / STATE_FILE).is_file():
+            if series:  # most often an interrupted one: --replace alone would throw its games away
+                raise InputError(f"output folder {out} already holds a series: add --resume to finish it, "
+                                 "or --replace to play it again from the start (its games are deleted)")
+            raise InputError(f"output folder {out} exists, is not empty and holds no series "
+                             "(--replace only replaces a series folder); give another --out folder")
+        if not series:
             raise InputError(f"output folder {out} is not a series folder; --replace only replaces those")
         if not trees.remove_tree(out):
             raise InputError(f"output folder {out} could not be removed whole")
+
+
+def holds_series(out: Path) -> bool:
+    """Whether ``out`` is a series folder: its state file says so (a
+    tournament's results folder has one too, and --replace must not take it
+    for a series' and delete it; nor one whose state file cannot be read)."""
+    try:
+        state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
+        return state["config"]["format"] == "series"
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        return False
 
 
 def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr,
@@ -380,7 +410,7 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
         raise InputError(f"--sprt: {exc}") from None
     boards: list[Path | None] = [Path(board).resolve()] if board is not None else []
     for item in board_sets:
-        found = _expand_boards(Path.cwd(), item)
+        found = _expand_boards(Path.cwd(), item, game)
         if not found:
             raise InputError(f"--boards {item!r} names no board file")
         boards.extend(p.resolve() for p in found)

@@ -88,10 +88,19 @@ def parse_course_move(text: str) -> tuple[int, Decision] | None:
     return player, (Move if flag else Wall.of)(*numbers)
 
 
+NOT_A_PLAYER_MOVE = "move() returned {}, not a PlayerMove"
+"""What the module adapter writes for a ``move()`` that returned anything
+but a PlayerMove (course_api.returned_decision): the verdict quotes it."""
+_NOT_A_PLAYER_MOVE = re.compile(r"[ \t]*move\(\) returned .*, not a PlayerMove[ \t]*\r?\n?", re.DOTALL)
+
+
 def parse_decision(text: str) -> Decision:
     course = parse_course_move(text)
     if course is not None:  # its playerId is the mover's business: the referee knows who moved
         return course[1]
+    if _NOT_A_PLAYER_MOVE.fullmatch(decision_text(text)):  # (not read as an unknown word 'move()')
+        raise DecisionError("expected a PlayerMove(playerId, move, r1, c1, r2, c2), "
+                            "from Model.interface")
     lines = [words for words in map(_DECISION_WORDS.findall, decision_text(text).split("\n")) if words]
     if not lines:
         raise DecisionError(f"empty decision; expected {DECISION_HELP}")

@@ -132,8 +132,10 @@ def returned_decision(move: Any) -> str:
     """The decision file line for what a module's ``move()`` returned: the
     course's ``PlayerMove(...)`` form, which the referee reads (and names in
     its verdict as returned); anything else says so, and is MALFORMED."""
+    from .codec import NOT_A_PLAYER_MOVE  # (the codec reads it back: one text for both)
+
     text = describe_move(move)
-    return text if text.startswith("PlayerMove(") else f"move() returned {text}, not a PlayerMove"
+    return text if text.startswith("PlayerMove(") else NOT_A_PLAYER_MOVE.format(text)
 
 
 def player_move(player: int, text: str) -> PlayerMove:

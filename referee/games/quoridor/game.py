@@ -8,6 +8,7 @@ from typing import Any
 from referee.core.errors import InputError
 from referee.core.game import Game, Setup
 from referee.core.interpreter import PYTHON
+from referee.core.textgrid import read_board_file
 
 from . import codec
 from .render import render
@@ -34,11 +35,24 @@ class QuoridorGame(Game):
         return codec.parse_board(text, source)
 
     def board_warnings(self, board: QuoridorState) -> list[str]:
+        """Closed pockets, and seats without a pawn: a board is valid
+        without one (the seat starts as ejected), but a pawn left out by
+        mistake decides every game played on the board."""
+        warnings = []
+        missing = [p for p in seats(board.players) if board.pawn(p) is None]
+        if board.players > 1 and missing:
+            names = ", ".join(map(str, missing))
+            seat = "that seat starts" if len(missing) == 1 else "those seats start"
+            then = (f"player {board.winner}, the last active player, wins before any move"
+                    if board.winner is not None else "its turns are skipped and it ranks last"
+                    if len(missing) == 1 else "their turns are skipped and they rank last")
+            warnings.append(f"no pawn of player{'s' if len(missing) > 1 else ''} {names} on the board: "
+                            f"{seat} as ejected; {then}")
         closed = unreachable_squares(board)
-        if not closed:
-            return []
-        listed = " ".join(f"({r},{c})" for r, c in closed[:8]) + (" ..." if len(closed) > 8 else "")
-        return [f"{len(closed)} square(s) no pawn can reach: {listed}"]
+        if closed:
+            listed = " ".join(f"({r},{c})" for r, c in closed[:8]) + (" ..." if len(closed) > 8 else "")
+            warnings.append(f"{len(closed)} square(s) no pawn can reach: {listed}")
+        return warnings
 
     def initial_state(self, setup: Setup) -> QuoridorState:
         state = setup.board if setup.board is not None else QuoridorState.start(setup.players)
@@ -56,13 +70,8 @@ class QuoridorGame(Game):
     def _premove_texts(settings) -> list[tuple[str, str]]:
         texts = []
         path = str(settings.get("premoves_file") or "")
-        if path:
-            try:
-                with open(path, encoding="utf-8") as file:  # not pathlib: built-in players import this module
-                    texts.append((path, file.read()))
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"cannot read pre-moves file: {getattr(exc, 'strerror', None) or exc}",
-                                 path) from None
+        if path:  # read as a board file is: bounded, a bad byte named by its line and column
+            texts.append((path, read_board_file(path, "pre-moves file")))
         if settings.get("premoves"):
             texts.append(("--set premoves", str(settings["premoves"])))
         return texts

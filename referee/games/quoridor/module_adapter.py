@@ -37,6 +37,7 @@ import os
 import random
 import sys
 import traceback
+from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from .codec import parse_decision
@@ -86,6 +87,21 @@ def own_steps(view: dict, me: int) -> dict[int, int]:
     first = len(played) - len(history)
     return {index: entry["step"] for index, entry in zip(played[first:], history)
             if entry["player"] == me and entry["decision"] != str(PASS)}
+
+
+REQUIRED = ("init", "last_move", "move")
+"""The functions a module player must define (player_invalidated is optional)."""
+
+
+def check_functions(module: Any, path: str) -> None:
+    """A module without one of :data:`REQUIRED` is named in the student's
+    words (``nomove.py has no function move()``): the AttributeError it
+    raised was told at the adapter's line, as if the referee had failed."""
+    for name in REQUIRED:
+        if not callable(getattr(module, name, None)):
+            where = Path(path)
+            shown = f"{where.name}/__init__.py" if where.is_dir() else where.name
+            raise StudentCodeError(f"{shown} has no function {name}()")
 
 
 class Session:
@@ -177,6 +193,13 @@ def serve(path: str, session_of: Callable[[], Session]) -> None:
         channel.flush()
 
 
+def loaded(path: str) -> Any:
+    """The student's module, checked for the functions a game calls."""
+    module = load_module(path)
+    check_functions(module, path)
+    return module
+
+
 def main(argv: list[str]) -> None:
     if len(argv) < 1:
         sys.exit("usage: python -m referee.games.quoridor.module_adapter PLAYER.py|FOLDER [STEP PLAYER_ID]")
@@ -184,14 +207,14 @@ def main(argv: list[str]) -> None:
     replay_moves = os.environ.get("REFEREE_RERUN") == "persistent"
     if os.environ.get("REFEREE_PERSISTENT") == "1":
         me = int(os.environ["REFEREE_PLAYER"])
-        serve(path, lambda: Session(load_module(path), me))
+        serve(path, lambda: Session(loaded(path), me))
         return
     os.dup2(2, 1)  # prints join the logger's lines, as in the kept-alive mode
     view = read_view()
     me = int(argv[2]) if len(argv) >= 3 else int(view["you"])
     step = int(argv[1]) if len(argv) >= 2 else int(view["step"])
     try:
-        text = Session(load_module(path), me, replay_moves).step(view, step)
+        text = Session(loaded(path), me, replay_moves).step(view, step)
     except Exception as exc:
         student_failure(exc, path)
     write_decision(text)

@@ -208,8 +208,11 @@ class QuoridorState(GameState):
                 walls_left: dict[int, int], turn: int, ply: int = 0,
                 ply_cap: int = DEFAULT_PLY_CAP) -> "QuoridorState":
         """A position from its parts (board files, tests).  Players missing
-        from ``pawns`` count as ejected.  Validity is the caller's business
-        (see :func:`arrangement_problem`)."""
+        from ``pawns`` count as ejected, from the start: where that leaves
+        one player of several, the game is over before its first move and
+        that player wins, as after the last ejection (:meth:`eject`);
+        otherwise the missing seats' turns are skipped and they rank last.
+        Validity is the caller's business (see :func:`arrangement_problem`)."""
         bits, blocked, opens, clusters = 0, 0, OPEN_EMPTY, EMPTY
         for wall in walls:
             slot = wall.slot
@@ -218,12 +221,19 @@ class QuoridorState(GameState):
             opens = with_wall(opens, slot)
             clusters = add_wall(clusters, slot)
         ids = seats(players)
+        winner, reason = None, ""
+        present = [p for p in ids if p in pawns]
+        if players > 1 and len(present) == 1:
+            winner, turn = present[0], None
+            missing = ", ".join(str(p) for p in ids if p not in pawns)
+            reason = (f"player {winner} is the last active player (no pawn of player"
+                      f"{'s' if len(ids) > 2 else ''} {missing} on the board)")
         return QuoridorState(
             players=players,
             pawns=tuple(square(*pawns[p]) if p in pawns else None for p in ids),
             walls_left=tuple(walls_left.get(p, 0) for p in ids),
             turn=turn, walls=bits, opens=opens, blocked=blocked, clusters=clusters, ply=ply,
-            ply_cap=ply_cap,
+            ply_cap=ply_cap, winner=winner, reason=reason,
         )
 
     # ---- simple queries
@@ -232,6 +242,12 @@ class QuoridorState(GameState):
 
     def is_terminal(self) -> bool:
         return self.turn is None
+
+    def in_game(self) -> tuple[int, ...]:
+        """The players on the board: a forfeit's win goes to those, never to
+        a seat that started without a pawn (the core knows only of the seats
+        it ejected itself)."""
+        return self.active()
 
     def active(self) -> tuple[int, ...]:
         if None not in self.pawns:  # nobody ejected: nearly always, and asked at every node

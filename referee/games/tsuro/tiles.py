@@ -8,7 +8,7 @@ Fixed order, so that tile ids mean the same thing everywhere: a matching is
 written as its partner tuple (partner[p] for p = 0..7); each class is
 represented by the lexicographically smallest partner tuple among its
 rotations (that is rotation 0 of the tile), and the classes are numbered
-0..34 in increasing order of that representative.  boards/tsuro/tiles.txt is
+0..34 in increasing order of that representative.  docs/games/tsuro-tiles.txt is
 ``tiles_text()`` written out; the tests check the two agree.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ ROTATED: tuple[tuple[Matching, ...], ...] = tuple(
 
 
 def tiles_text() -> str:
-    """The tile table as shipped in boards/tsuro/tiles.txt."""
+    """The tile table as shipped in docs/games/tsuro-tiles.txt."""
     lines = [
         "# Tsuro tiles: id, the 4 paths at rotation 0 (port-port), distinct orientations.",
         "# Ports 0..7 clockwise from the top-left: 0,1 top, 2,3 right, 4,5 bottom, 6,7 left.",
