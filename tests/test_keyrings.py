@@ -86,13 +86,17 @@ def test_a_seat_sees_neither_the_referees_keys_nor_the_other_seats(tmp_path, mod
         pytest.skip("the direct runner starts a persistent player afresh every step: the spawned case")
     if mode == "bwrap" and not sandbox.resolve("auto").on:
         pytest.skip("bwrap cannot start here")
+    # Names of this test's own: a key of the same name in the machine user's
+    # keyrings (which a seat without the sandbox reaches, as its files) is not ours.
+    unique = f"{os.getpid()}-{tmp_path.name}".encode().hex()[:24]
     program = tmp_path / "keys.py"
-    program.write_text(PLAYER)
+    program.write_text(PLAYER.replace("ta-token", f"ta-token-{unique}").replace("seat-key", f"seat-key-{unique}"))
+    login = UNDER_A_LOGIN.replace("ta-token", f"ta-token-{unique}").replace("seat-key", f"seat-key-{unique}")
     prefix = "persistent:" if kind == "persistent" else ""
     out = tmp_path / "match"
     runner = {"REFEREE_RUNNER": "direct"} if mode == "direct" else {}  # the referee forks each step itself
     done = subprocess.run(
-        [sys.executable, "-c", UNDER_A_LOGIN, sys.executable, "-m", "referee", "play", "cantris",
+        [sys.executable, "-c", login, sys.executable, "-m", "referee", "play", "cantris",
          "--board", str(BOARD), "--sandbox", "none" if mode == "direct" else mode, "--seed", "1", "--out", str(out), "--quiet",
          "--player", f"{prefix}{sys.executable} {program} 1 {kind}",
          "--player", f"{prefix}{sys.executable} {program} 2 {kind}"],
