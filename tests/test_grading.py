@@ -785,3 +785,66 @@ def test_an_output_file_that_is_a_device_or_a_fifo_is_handed_to_the_writer(tmp_p
         assert result.exit_code == 0, result.output
     assert written == [fifo, Path(os.devnull)]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["course", "pipe", "res"]
+
+
+@pytest.mark.parametrize("how", ["handed_in", "dangling", "made_by_the_build"])
+def test_a_link_out_of_the_submission_is_refused_however_it_came(tmp_path, how):
+    """The sandbox shows a program the folders its command line names, links
+    followed: ``run: python3 player.py ./src`` with ``src`` a link to the
+    course's folder was shown that folder, whether the link was handed in,
+    led nowhere at staging (``../games``: the grade's own games, once
+    played) or was made by the build (``sh mk.sh``), after the run line was
+    checked."""
+    staff = tmp_path / "course" / "staff"
+    staff.mkdir(parents=True)
+    (staff / "first_tile.py").write_text(STAFF_BOT)
+    folder = submission(tmp_path, "good")
+    build = ""
+    if how == "handed_in":
+        (folder / "src").symlink_to(staff)
+    elif how == "dangling":
+        (folder / "src").symlink_to("../games")
+    else:
+        (folder / "mk.sh").write_text(f"ln -s {staff} src\n")
+        build = "build: sh mk.sh\n"
+    (folder / MANIFEST).write_text(f"language: python\n{build}run: python3 player.py ./src\n")
+    with pytest.raises(SubmissionError, match="src is a link to .*outside the submission"):
+        build_staged(stage(folder, tmp_path / "r" / "submission"))
+    if how == "made_by_the_build":  # what the build made is not left on the grader's disk
+        assert not (tmp_path / "r" / "submission").exists()
+
+
+def build_staged(staged):
+    from referee.grading.submission import build
+
+    build(staged, sandbox=sandbox_mod.resolve("auto"))
+    return staged
+
+
+def test_a_build_is_held_to_a_disk_budget_and_its_output_to_a_tail(tmp_path, monkeypatch):
+    """A build wrote a file until the grader's disk was full (the grade, and
+    a class's, were lost: no result written) and kept all it printed in the
+    referee's memory.  Now a file over the budget fails the build, the copy
+    is removed, and only the output's tail is kept."""
+    from referee.grading import submission as submission_mod
+
+    monkeypatch.setattr(submission_mod, "BUILD_DISK_MB", 1)
+    folder = submission(tmp_path, "good")
+    (folder / MANIFEST).write_text("language: python\nbuild: sh mk.sh\nrun: python3 player.py\n")
+    (folder / "mk.sh").write_text("head -c 3000000 /dev/zero > fill.bin\n")
+    staged = stage(folder, tmp_path / "r" / "submission")
+    with pytest.raises(SubmissionError, match="the build failed"):
+        build_staged(staged)
+    assert not staged.folder.exists()  # nothing of it left on the grader's disk
+    (folder / "mk.sh").write_text("for i in $(seq 1 200000); do echo line $i; done\n")
+    staged = build_staged(stage(folder, tmp_path / "r" / "submission"))
+    assert staged.build_output.endswith("line 200000") and len(staged.build_output) <= submission_mod.OUTPUT_KEPT
+
+
+def test_out_may_not_be_the_results_folder(tmp_path):
+    """``--out X --results X`` failed only after every game (X a folder by then)."""
+    config = write_config(tmp_path)
+    folder = submission(tmp_path, "good")
+    proc = referee("grade", config, "--submission", folder, "--out", tmp_path / "x", "--results", tmp_path / "x")
+    assert proc.returncode == 2 and "is the --results folder" in proc.stderr and proc.stderr.count("\n") == 1
+    assert not (tmp_path / "x").exists()

@@ -59,6 +59,7 @@ class Submission:
     persistent: bool = False
     build_output: str = ""
     notes: tuple[str, ...] = ()  # what was decided for the student (said in the grade)
+    students: tuple[str, ...] = ()  # the lines (run, build) that are the student's, not the grader's
 
     @property
     def command(self) -> str:
@@ -225,13 +226,12 @@ def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -
         except InputError as exc:
             raise SubmissionError(f"{MANIFEST}: {exc.message}"
                                   + (f" (line {exc.line})" if exc.line else "")) from None
-    for key in ("run", "build"):  # the student's own lines (a grading config's are the TA's)
-        if isinstance(manifest.get(key), str) and (override or {}).get(key) is None:
-            outside = _outside_path(manifest[key], work, key == "run")
-            if outside:
-                raise SubmissionError(f"{MANIFEST}: {key}: names {outside}, outside the submission; "
-                                      f"a submission's {key} line may name only its own files "
-                                      "(and programs the grader has installed)")
+    _check_links(work)
+    students = tuple(key for key in ("run", "build")  # (a grading config's lines are the TA's)
+                     if (override or {}).get(key) is None)
+    for key in students:
+        if isinstance(manifest.get(key), str):
+            _check_line(manifest[key], work, key)
     manifest.update({k: v for k, v in (override or {}).items() if v is not None})
     language = manifest.get("language") or _guess_language(work)
     if language is None:
@@ -250,7 +250,37 @@ def stage(source: Path, work: Path, override: Mapping[str, Any] | None = None) -
                         ignore=SKIPPED)
         notes.append("no referee_sdk/ folder was handed in: the bundled SDK was used")
     return Submission(work, language, run, build, bool(manifest.get("persistent", False)),
-                      notes=tuple(notes))
+                      notes=tuple(notes), students=students)
+
+
+def _check_line(line: str, folder: Path, key: str) -> None:
+    """SubmissionError if a student's ``run:`` or ``build:`` line names a
+    path outside the submission (see :func:`_outside_path`)."""
+    outside = _outside_path(line, folder, key == "run")
+    if outside:
+        raise SubmissionError(f"{MANIFEST}: {key}: names {outside}, outside the submission; "
+                              f"a submission's {key} line may name only its own files "
+                              "(and programs the grader has installed)")
+
+
+def _check_links(folder: Path) -> None:
+    """SubmissionError for a link in the working copy that leads out of it
+    (or nowhere yet): the sandbox shows a program the folders its command
+    line names, links followed, so ``run: python3 player.py ./src`` with
+    ``src`` a link to the course's folder (handed in, or made by the build)
+    was shown that folder; one that led nowhere at staging (``../games``)
+    led to the grade's own games once they were played."""
+    top = os.path.realpath(folder)
+    for where, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            path = os.path.join(where, name)
+            if not os.path.islink(path):
+                continue
+            target = os.path.realpath(path)
+            if not (target == top or target.startswith(top + os.sep)) or not os.path.exists(path):
+                shown = os.path.relpath(path, folder)
+                raise SubmissionError(f"{shown} is a link to {os.readlink(path)}, outside the submission "
+                                      "(or to nothing): hand in the files themselves")
 
 
 def _outside_path(line: str, folder: Path, run: bool) -> str | None:
@@ -294,7 +324,13 @@ def build(submission: Submission, timeout: float = BUILD_TIMEOUT, sandbox: "Sand
     compiler reads any file an ``#include`` names), so with ``sandbox`` on it
     runs in the sandbox as the player does, its working copy the one folder
     it sees besides the system's (:func:`referee.core.sandbox.wrap_build`),
-    with the player's clean environment."""
+    with the player's clean environment.  Held as a player is: no file
+    over BUILD_DISK_MB (RLIMIT_FSIZE), the copy no bigger than that after
+    it, its output kept as a tail (a build that printed 150 MB held it all
+    in the referee's memory); a build that fails or goes over leaves no
+    copy behind (a build that filled the disk lost the class's grades).
+    Then the copy's links and the student's run line are checked again:
+    the build may have made a link the line names."""
     if not submission.build:
         return
     try:
@@ -312,14 +348,80 @@ def build(submission: Submission, timeout: float = BUILD_TIMEOUT, sandbox: "Sand
         env = player_environment(os.environ, submission.folder.resolve(), True)
         argv = wrap_build(sandbox, submission.folder, argv)
     try:
-        proc = subprocess.run(argv, cwd=submission.folder, capture_output=True, text=True, env=env,
-                              errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
+        code, output = _run_build(argv, submission.folder, env, timeout)
     except subprocess.TimeoutExpired:
+        _discard(submission)
         raise SubmissionError(f"the build ({submission.build}) took over {timeout:g} s") from None
     except OSError as exc:
+        _discard(submission)
         raise SubmissionError(f"the build ({submission.build}) could not start: {exc.strerror or exc}") from None
-    output = (proc.stdout + proc.stderr).strip()
-    submission.build_output = output[-OUTPUT_KEPT:]
-    if proc.returncode != 0:
-        raise SubmissionError(f"the build failed ({submission.build}, exit {proc.returncode}):\n"
+    submission.build_output = output.strip()[-OUTPUT_KEPT:]
+    if code != 0:
+        _discard(submission)
+        why = " (a file over the build's disk budget)" if code in (-25, 153) else ""  # SIGXFSZ
+        raise SubmissionError(f"the build failed ({submission.build}, exit {code}{why}):\n"
                               + (submission.build_output or "(no output)"))
+    from referee.core import trees
+
+    budget = BUILD_DISK_MB << 20
+    if trees.tree_usage(submission.folder, budget).over:
+        _discard(submission)
+        raise SubmissionError(f"the build ({submission.build}) left over {BUILD_DISK_MB} MiB in the "
+                              "submission's folder")
+    try:
+        _check_links(submission.folder)
+        if "run" in submission.students:
+            _check_line(submission.run, submission.folder, "run")
+    except SubmissionError:
+        _discard(submission)
+        raise
+
+
+BUILD_DISK_MB = 256  # what a build may leave in the working copy (and its largest file)
+
+
+def _run_build(argv: list[str], folder: Path, env: dict | None, timeout: float) -> tuple[int, str]:
+    """Run a build: (its exit status, the tail of its output, stdout and
+    stderr together); TimeoutExpired past ``timeout`` (it is killed)."""
+    import select
+    import time
+
+    limit = BUILD_DISK_MB << 20
+
+    def limits() -> None:  # between fork and exec
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    proc = subprocess.Popen(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, preexec_fn=limits)
+    assert proc.stdout is not None
+    tail = bytearray()
+    deadline = time.monotonic() + timeout
+    with proc.stdout:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                proc.kill()
+                proc.wait()
+                raise subprocess.TimeoutExpired(argv, timeout)
+            if not select.select([proc.stdout], [], [], left)[0]:
+                continue
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                break
+            tail += chunk
+            del tail[:-4 * OUTPUT_KEPT]
+    try:
+        code = proc.wait(max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+    return code, tail.decode("utf-8", "replace")
+
+
+def _discard(submission: Submission) -> None:
+    """Remove a working copy whose build failed: what it made is the grader's
+    disk (the student's own files are never touched)."""
+    shutil.rmtree(submission.folder, ignore_errors=True)
