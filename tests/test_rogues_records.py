@@ -147,21 +147,27 @@ import os, sys
 board = [line.split() for line in open("Board.txt")]
 move = next(f"{r} {c}\\n" for r in range(len(board) - 1, -1, -1) for c, v in enumerate(board[r]) if v != "0")
 os.makedirs("many", exist_ok=True)
+open("base", "a").close()
 try:
     for i in range(100000):
-        open(f"many/{i}", "w").close()
+        if sys.argv[1] == "links":  # (tmpfs takes an inode for each hard link)
+            os.link("base", f"many/{i}")
+        else:
+            open(f"many/{i}", "w").close()
 except OSError as exc:
     print("no inode left:", exc, file=sys.stderr)
 open("decision.txt", "w").write(move)
 '''
 
 
+@pytest.mark.parametrize("kind", ["files", "links"])
 @pytest.mark.parametrize("mode", MODES)
-def test_a_player_that_uses_up_the_disks_inodes_loses_the_match_it_is_never_voided(tmp_path, mode):
+def test_a_player_that_uses_up_the_disks_inodes_loses_the_match_it_is_never_voided(tmp_path, mode, kind):
     """Its bytes are mostly free, but no file can be made: the referee's
     next view could not be written and the match was voided (exit 4, no
     result).  Few inodes left count as a full disk: DISK_LIMIT, the folder
-    emptied, the match finished and verified."""
+    emptied, the match finished and verified.  Hard links fill a tmpfs's
+    inodes too, with no space counted: their names count."""
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root")
     disk = tmp_path / "disk"
@@ -174,8 +180,8 @@ def test_a_player_that_uses_up_the_disks_inodes_loses_the_match_it_is_never_void
         player = tmp_path / "inodes.py"
         player.write_text(INODE_FILLER)
         out = disk / "match"
-        proc = referee("play", "cantris", "--player", f"{sys.executable} {player}", "--player", "builtin:greedy",
-                       "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "5", "--out", out,
+        proc = referee("play", "cantris", "--player", f"{sys.executable} {player} {kind}", "--player",
+                       "builtin:greedy", "--board", BOARDS / "cantris" / "6x3-1.txt", "--seed", "5", "--out", out,
                        "--quiet", "--sandbox", mode)
         assert proc.returncode == 0, proc.stderr
         first = read_log(out)[0]

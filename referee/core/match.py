@@ -42,6 +42,7 @@ SPARES = 3  # files made ahead for a step's creations (see seatfiles.Spares)
 DISK_FULL_FREE = 256 * 1024  # bytes free on the match's disk below which it counts as full
 DISK_FULL_INODES = 64  # inodes free on the match's disk below which it counts as full
 DISK_FULL_GROWTH = 1 << 20  # a seat whose folder grew this much in a step that filled the disk filled it
+DISK_FULL_NAMES = 256  # or whose folder has this many more names (files, links, folders)
 
 
 class RefereeError(Exception):
@@ -224,6 +225,7 @@ class Match:
         self._shared: dict[int, str] = {}  # (see _snapshot)
         self.clocks = {pid: SeatClock(prepared.limits) for pid in range(1, n + 1)}
         self.disk_used = {pid: 0 for pid in range(1, n + 1)}  # bytes, at each seat's last check
+        self.disk_entries = {pid: 0 for pid in range(1, n + 1)}  # names in its folder, then
         self.spares = Spares(prepared.out / "players")
         # The seat folders by their real path: the sandbox shows a seat's
         # folder there, and its host, HOME and the player are told it (an
@@ -574,6 +576,7 @@ class Match:
             return None
         usage = seat.usage(budget)
         before, self.disk_used[player] = self.disk_used[player], usage.bytes
+        names, self.disk_entries[player] = self.disk_entries[player], usage.entries
         largest = (f"; the largest file: {visible(usage.largest[0])} "
                    f"({usage.largest[1] / 2**20:.1f} MiB)") if usage.largest[1] >= 1 << 16 else ""
         if usage.over:
@@ -581,14 +584,17 @@ class Match:
                    f"(disk_mb){largest}")
         else:
             # (the folder's growth first: a look at the disk is a statvfs a step)
-            free = _disk_full(seat.path) if usage.bytes - before >= DISK_FULL_GROWTH else None
+            # (hard links take an inode each on some file systems, tmpfs's, but
+            # no space once counted: their names count)
+            grew = usage.bytes - before >= DISK_FULL_GROWTH or usage.entries - names >= DISK_FULL_NAMES
+            free = _disk_full(seat.path) if grew else None
             if free is None:
                 return None
             why = (f"the disk filled up during its step ({free}); its folder "
                    f"grew by {(usage.bytes - before) / 2**20:.1f} MiB"
                    + (f" ({usage.entries} files and folders)" if "inodes" in free else "") + largest)
         seat.clear()
-        self.disk_used[player] = 0
+        self.disk_used[player] = self.disk_entries[player] = 0
         return why + "; its folder was emptied"
 
     def _hint(self, message: str = "") -> str:
