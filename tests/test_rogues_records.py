@@ -7,6 +7,7 @@ verdict, what the witness saw, a complete log, no survivor, and
 ``replay --verify``."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -101,15 +102,15 @@ open("decision.txt", "w").write(move)
 '''
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 6 MiB tmpfs (needs root): a disk a player can fill without filling
-    the machine's."""
+@contextlib.contextmanager
+def tmpfs(tmp_path, options: str):
+    """A tmpfs of its own (needs root): a disk a player can fill without
+    filling the machine's."""
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root")
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(disk)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(disk)],
                              capture_output=True, text=True)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
@@ -117,6 +118,13 @@ def small_disk(tmp_path):
         yield disk
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """6 MiB."""
+    with tmpfs(tmp_path, "size=6m") as disk:
+        yield disk
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -168,15 +176,7 @@ def test_a_player_that_uses_up_the_disks_inodes_loses_the_match_it_is_never_void
     result).  Few inodes left count as a full disk: DISK_LIMIT, the folder
     emptied, the match finished and verified.  Hard links fill a tmpfs's
     inodes too, with no space counted: their names count."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,nr_inodes=3000", "tmpfs", str(disk)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path, "size=64m,nr_inodes=3000") as disk:
         player = tmp_path / "inodes.py"
         player.write_text(INODE_FILLER)
         out = disk / "match"
@@ -190,8 +190,6 @@ def test_a_player_that_uses_up_the_disks_inodes_loses_the_match_it_is_never_void
         assert os.statvfs(disk).f_favail > 2000  # the seat's files are gone
         checked = verify(out)
         assert checked.ok, checked.message
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 KILLS_REFEREE = '''
