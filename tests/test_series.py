@@ -317,6 +317,30 @@ def test_a_refused_rerun_speaks_of_the_series_and_its_options(tmp_path):
     assert _series(out, "--games", "2", "--resume").returncode == 0
 
 
+def test_a_series_another_run_holds_is_refused_and_nothing_deleted(tmp_path):
+    # Two runs in one series folder (a --resume while it still ran, or
+    # --replace) removed each other's games.  The running series is stood
+    # in for by its lock, held here.
+    fcntl = pytest.importorskip("fcntl")
+    out = tmp_path / "s"
+    assert _series(out, "--games", "2").returncode == 0
+    with open(out / ".referee-lock", "w") as running:
+        fcntl.flock(running, fcntl.LOCK_EX)
+        running.write("4242\n")
+        running.flush()
+        tree = {p: p.read_bytes() if p.is_file() else None for p in sorted(out.rglob("*"))}
+        for more in (["--resume"], ["--replace"], []):
+            refused = _series(out, "--games", "2", *more)
+            assert refused.returncode == 2, more
+            assert refused.stderr.splitlines() == [
+                f"referee: error: another referee is running this series in {out} (pid 4242); "
+                "wait for it to end, or stop it"]
+            assert {p: p.read_bytes() if p.is_file() else None for p in sorted(out.rglob("*"))} == tree
+    again = _series(out, "--games", "2", "--replace")  # once it has ended
+    assert again.returncode == 0, again.stderr
+    assert (out / ".referee-lock").read_text().strip().isdigit() and (out / "summary.txt").is_file()
+
+
 def test_replace_never_takes_a_tournaments_folder_for_a_series(tmp_path):
     # A tournament's results folder has a tournament.json too: --replace
     # deleted it.

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -304,6 +307,67 @@ def test_a_state_file_that_cannot_be_written_leaves_no_folder_behind(tmp_path, m
     assert str(caught.value) == (f"cannot write the results folder {out}: No space left on device "
                                  f"({out / '.tournament.json.tmp'})")
     assert not out.exists() and play.calls == []
+
+
+def _files(folder: Path) -> dict[str, bytes | None]:
+    """Every file and folder under ``folder`` (a file with its bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
+            for p in sorted(folder.rglob("*"))}
+
+
+def test_a_run_in_a_folder_another_run_holds_is_refused_and_changes_nothing(tmp_path):
+    # A --resume started while the tournament still ran removed the game
+    # folders the first run was writing (as unfinished), both failed, and
+    # both wrote partial standings.  The lock is held here as another
+    # referee process holds it: an exclusive flock on the folder's lock file.
+    fcntl = pytest.importorskip("fcntl")
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config, play=FakePlay(fail_after=2))
+    out = tmp_path / "out"
+    (out / "games" / "rr002-b1-s1").mkdir(parents=True)  # the game the other run is playing
+    (out / "games" / "rr002-b1-s1" / "log.jsonl").write_text("{}\n")
+    before = _files(out)
+    with open(out / ".referee-lock", "w") as other:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        other.write("4242\n")
+        other.flush()
+        before[".referee-lock"] = b"4242\n"
+        for resume in (True, False):
+            play = FakePlay()
+            with pytest.raises(InputError) as caught:
+                run(config, resume=resume, play=play)
+            assert str(caught.value) == (f"another referee is running this tournament in {out} (pid 4242); "
+                                         "wait for it to end, or stop it")
+            assert play.calls == [] and _files(out) == before
+    summary, play = run(config, resume=True)  # once it has ended
+    assert summary.plan.finished and len(play.calls) == summary.games - 2
+    assert (out / ".referee-lock").read_text() == f"{os.getpid()}\n"
+
+
+def test_a_new_tournament_another_run_is_starting_is_refused_and_a_killed_run_leaves_no_lock(tmp_path):
+    # Two runs of a new tournament at once, the second while the first holds
+    # the lock of the folder it made; once the first is killed (-9: no
+    # clean-up of its own), the kernel has dropped its lock.
+    config = write_config(tmp_path, 3, "round_robin")
+    out = tmp_path / "out"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; "
+         "from referee.tournament.lock import OutputLock; "
+         "OutputLock(Path(sys.argv[1]), 'tournament', 'results folder').take(); "
+         "print('locked', flush=True); sys.stdin.read()", str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        play = FakePlay()
+        with pytest.raises(InputError, match=rf"^another referee is running this tournament in .* "
+                                             rf"\(pid {holder.pid}\); wait for it to end, or stop it$"):
+            run(config, play=play)
+        assert play.calls == [] and sorted(p.name for p in out.iterdir()) == [".referee-lock"]
+    finally:
+        holder.kill()
+        holder.wait()
+    summary, _ = run(config)
+    assert summary.plan.finished
 
 
 def test_tables_of_three_rotate_every_seat(tmp_path):

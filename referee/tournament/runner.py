@@ -36,6 +36,7 @@ from . import forkserver
 from .forkserver import ForkServer
 from .formats import Bracket, RoundRobin, Swiss, make_format
 from .journal import GameJob, GameRecord, Journal
+from .lock import OutputLock
 from .planner import Plan, Planner
 from .progress import Progress
 from .report import result_text, write_reports
@@ -328,12 +329,32 @@ class Summary:
     interrupted: bool = False
 
 
-def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = None
-                ) -> dict[str, GameRecord]:
-    """Check the output folder against the config and load its journal (its
-    lines that are no records named on ``log``).  A new folder is made, and
-    its state written, here, before any game is set up: one that cannot be
-    (a typo, a read-only disk) is one line that names it, not a traceback."""
+def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = None,
+                lock: OutputLock | None = None) -> dict[str, GameRecord]:
+    """Lock the output folder (``lock``: see :mod:`.lock`; another run in it
+    is refused before anything is read), check it against the config and
+    load its journal (its lines that are no records named on ``log``).  A
+    new folder is made, and its state written, here, before any game is set
+    up: one that cannot be (a typo, a read-only disk) is one line that names
+    it, not a traceback, and a start refused here leaves nothing behind."""
+    out = config.out
+    lock = lock or OutputLock(out, config.KIND, config.FOLDER)
+    lock.take()
+    try:
+        _check_output(config, resume)
+    except InputError:
+        lock.undo()
+        raise
+
+    def warn(message: str) -> None:
+        if log is not None:
+            print(f"referee: warning: {message}", file=log)
+
+    return {r.key: r for r in Journal(out).load(warn)}
+
+
+def _check_output(config: TournamentConfig, resume: bool) -> None:
+    """The folder's state against the config, or a new folder's state written."""
     out = config.out
     state_path = out / STATE_FILE
     fingerprint = json.loads(json.dumps(config.fingerprint()))
@@ -348,12 +369,6 @@ def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = Non
     else:
         _start_output(config, {"referee": __version__, "config_file": str(config.path),
                                "config": fingerprint, "key": config.key})
-
-    def warn(message: str) -> None:
-        if log is not None:
-            print(f"referee: warning: {message}", file=log)
-
-    return {r.key: r for r in Journal(out).load(warn)}
 
 
 def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
@@ -379,18 +394,13 @@ def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
 
 
 def _start_output(config: TournamentConfig, state: dict[str, Any]) -> None:
-    """Make the output folder and write its state file, or say in one line
-    why not.  A folder made here is removed again if its state cannot be
-    written: a start refused leaves nothing behind."""
+    """Write a new output folder's state file (the folder is made by its
+    lock, and removed again by :meth:`OutputLock.undo` if this fails), or say
+    in one line why not."""
     out = config.out
-    made = not out.exists()
     try:
-        out.mkdir(parents=True, exist_ok=True)
         files.write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n")
     except OSError as exc:
-        if made:
-            with contextlib.suppress(OSError):
-                out.rmdir()
         where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
         raise InputError(f"cannot write the {config.FOLDER} {out}: {exc.strerror or exc}{where}") from None
 
@@ -501,11 +511,23 @@ class Tournament:
         return GameRecord.from_result(job, result, folder, round(time.monotonic() - start, 3))
 
     def run(self, jobs: int, resume: bool, play: Play | None = None,
-            log: TextIO = sys.stderr, check=doubt) -> Summary:
+            log: TextIO = sys.stderr, check=doubt, lock: OutputLock | None = None) -> Summary:
         """Play the tournament; ``check`` judges a resumed journal's records
         (:func:`doubt`; the planner's tests, whose fake games leave no
-        folders, trust them all)."""
-        records = self.trusted(open_output(self.config, resume, log), log, check)
+        folders, trust them all).  The output folder is locked for the whole
+        run, reports included (``lock``: one the caller holds already, and
+        releases itself)."""
+        own = lock is None
+        lock = lock or OutputLock(self.config.out, self.config.KIND, self.config.FOLDER)
+        try:
+            return self._run(jobs, resume, play, log, check, lock)
+        finally:
+            if own:
+                lock.release()
+
+    def _run(self, jobs: int, resume: bool, play: Play | None, log: TextIO, check,
+             lock: OutputLock) -> Summary:
+        records = self.trusted(open_output(self.config, resume, log, lock), log, check)
         if resume:
             clear_unfinished(self.config.out, records.values())
         journal = Journal(self.config.out)

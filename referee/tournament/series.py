@@ -32,6 +32,7 @@ from referee.core.runner import usable_cores
 
 from .config import Entrant, TournamentConfig, match_spec, saved_chance
 from .journal import GameJob, GameRecord
+from .lock import LOCK_FILE, OutputLock
 from .planner import Plan
 from .ratings import (SprtSpec, describe_elo, elo_interval, parse_sprt, pentanomial, same_games,
                       sprt_decision, sprt_llr)
@@ -341,9 +342,11 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
 
 def prepare_out(out: Path, replace: bool) -> None:
     """A series folder is new, or replaced as a whole with --replace (only if
-    it is one: --replace never deletes anything else)."""
+    it is one: --replace never deletes anything else).  Called with the
+    folder's lock held (if the folder exists): no other run is playing in the
+    folder this removes, and the lock file stays (see :mod:`.lock`)."""
     files.check_folder(out)
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and any(p.name != LOCK_FILE for p in out.iterdir()):
         series = holds_series(out)
         if not replace:
             if series:  # most often an interrupted one: --replace alone would throw its games away
@@ -353,7 +356,7 @@ def prepare_out(out: Path, replace: bool) -> None:
                              "(--replace only replaces a series folder); give another --out folder")
         if not series:
             raise InputError(f"output folder {out} is not a series folder; --replace only replaces those")
-        if not trees.remove_tree(out):
+        if not all([trees.remove_tree(p) for p in sorted(out.iterdir()) if p.name != LOCK_FILE]):
             raise InputError(f"output folder {out} could not be removed whole")
 
 
@@ -369,8 +372,9 @@ def holds_series(out: Path) -> bool:
 
 
 def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr,
-               resume: bool = False) -> SeriesSummary:
-    return Series(config).run(jobs, resume=resume, play=play, log=log)  # type: ignore[return-value]
+               resume: bool = False, lock: OutputLock | None = None) -> SeriesSummary:
+    return Series(config).run(jobs, resume=resume, play=play, log=log,  # type: ignore[return-value]
+                              lock=lock)
 
 
 def saved_seed(out: Path) -> int | None:
@@ -425,21 +429,31 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
         key = secrets.token_hex(16)
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
     out = Path(out) if out is not None else default_out(game, seed, base / "step_logs", "series")
-    if not resume:
-        prepare_out(out, replace)
-    config = make_config(game, players, boards, games, seed, out, base, variant, policy,
-                         settings, limits, spec, names, sandbox, pass_env, key)
+    # An existing folder is locked before it is looked at, let alone
+    # replaced: another run in it is refused first (a new one is locked as
+    # it is made, by the run).
+    lock = OutputLock(out, SeriesConfig.KIND, SeriesConfig.FOLDER)
     play = None
-    if cluster:
-        from .cluster import DaskPlay
-
-        play = DaskPlay(cluster)
-        jobs = jobs or play.slots()
     try:
-        summary = run_series(config, jobs or usable_cores(), play, resume=resume)
+        try:
+            lock.take(make=False)
+            if not resume:
+                prepare_out(out, replace)
+            config = make_config(game, players, boards, games, seed, out, base, variant, policy,
+                                 settings, limits, spec, names, sandbox, pass_env, key)
+            if cluster:
+                from .cluster import DaskPlay
+
+                play = DaskPlay(cluster)
+                jobs = jobs or play.slots()
+        except InputError:
+            lock.undo()  # a refused start leaves no lock file in a folder that had none
+            raise
+        summary = run_series(config, jobs or usable_cores(), play, resume=resume, lock=lock)
     finally:
         if play is not None:
             play.close()
+        lock.release()
     click.echo(summary.text, nl=False)
     if summary.failure:
         click.echo(f"referee: error: {summary.failure}; fix it, then run the same command with --resume",
