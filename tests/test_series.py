@@ -266,6 +266,27 @@ def test_games_set_up_ahead_log_what_the_same_game_played_alone_logs(tmp_path):
             assert _timeless(played / name) == _timeless(Path(spec.out) / name), (job.key, name)
 
 
+def test_the_summary_shows_names_as_play_shows_them(tmp_path):
+    # A name (a command, or a config's names:) reached the terminal raw in
+    # the summary: an OSC sequence retitled it, a bidi override reversed
+    # the line.  The progress lines escaped it already.
+    import io
+
+    from referee.tournament.series import run_series
+
+    evil = "\x1b]0;TITLE\x07\x1b[31mred\u202eevil"
+    cfg = make_config("cantris", ["builtin:greedy", "builtin:random"], (SMALL,), 2, 9, tmp_path / "out",
+                      tmp_path, names=[evil, "b"])
+    summary = run_series(cfg, 1, play=lambda job, spec: {
+        "winner": 1, "ranking": [[1], [2]], "scores": None, "reason": "", "verdicts": {}, "steps": 1},
+        log=io.StringIO())
+    assert not any(c in summary.text for c in ("\x1b", "\x07", "\u202e"))
+    assert "verdicts \\x1b]0;TITLE\\x07\\x1b[31mred\\u202eevil: OK 0; faults: none" in summary.text
+    assert (tmp_path / "out" / "summary.txt").read_text() == summary.text
+    assert {row[3] for row in csv.reader((tmp_path / "out" / "games.csv").open(newline=""))} == \
+        {"player1", evil, "b"}  # games.csv keeps the names as they are
+
+
 def test_a_series_takes_a_shipped_board_by_its_name_as_a_single_match_does(tmp_path):
     # `--board 6x3-1` played a single match and failed a series with "cannot read".
     out = tmp_path / "s"

@@ -370,6 +370,63 @@ def test_a_new_tournament_another_run_is_starting_is_refused_and_a_killed_run_le
     assert summary.plan.finished
 
 
+HOSTILE = ["\x1b]0;TITLE\x07\x1b[31mred\u202eevil", "<img src=x onerror=alert(1)>|x",
+           "a\rb,\"c\"\nd", "``` [x](javascript:alert(1)) *_e_* \\|"]
+"""Entrant names a config may give: an escape sequence and a bidi override,
+HTML and a table's pipe, a CR, a quote and a line break, a fence and a link."""
+UNSAFE = ("\x1b", "\x07", "\u202e", "\r", "\n")
+
+
+def test_entrant_names_are_shown_escaped_on_the_terminal_and_in_markdown_and_kept_in_csv(tmp_path):
+    # The progress line escaped a name; the standings printed at the end,
+    # the bracket, standings.md and bracket.txt had it raw (an OSC sequence
+    # retitled the terminal, <img onerror> was HTML in standings.md, a '|'
+    # split its Markdown row), and a CR in a name made games.csv unreadable.
+    import csv
+
+    import yaml
+
+    from referee.tournament.standings import text_table
+
+    path = tmp_path / "class.yaml"
+    path.write_text(yaml.safe_dump({"game": "cantris", "format": "single_elimination", "seed": 7, "out": "out",
+                                    "entrants": [{"name": n, "command": "builtin:random"} for n in HOSTILE]}))
+
+    def play(job, spec):  # player 1 wins
+        return {"winner": 1, "ranking": [[1], [2]], "scores": {"1": 2, "2": 1}, "reason": "fake",
+                "verdicts": {}, "steps": 1}
+
+    summary = Tournament(load_config(path)).run(1, False, play=play, log=io.StringIO(),
+                                                check=lambda *record: None)
+    shown = text_table(summary.standings) + summary.bracket  # what the command prints
+    out = tmp_path / "out"
+    bracket_txt = (out / "bracket.txt").read_text()
+    assert bracket_txt == summary.bracket
+    for text in (shown, (out / "standings.md").read_text()):
+        assert not any(c in text.replace("\n", "") for c in UNSAFE)
+    assert "\\x1b]0;TITLE\\x07\\x1b[31mred\\u202eevil" in shown
+    assert len(text_table(summary.standings).splitlines()) == 1 + len(HOSTILE)  # a row each
+    md = (out / "standings.md").read_text()
+    head, _, rest = md.partition("\n````text\n")  # the bracket's fence, longer than the name's ```
+    fenced, _, tail = rest.partition("\n````\n")
+    assert summary.bracket.rstrip("\n") == fenced  # text in a code block: shown as it is, never HTML
+    outside = head + tail
+    assert "<img" not in outside and "&lt;img src=x onerror=alert(1)&gt;\\|x" in outside
+    assert "[x](" not in outside.replace("\\[x\\](", "")
+    table_rows = [line for line in md.splitlines() if line.startswith("| ")]
+    assert len(table_rows) == 1 + len(HOSTILE) + 1 + summary.games  # standings and games, with headers
+    for line in table_rows:  # no cell split by a name: the pipes no backslash escapes
+        bare = line.replace("\\\\", "").replace("\\|", "")
+        assert bare.count("|") == (14 if "| seed |" in line or line[2].isdigit() else 7)  # 13 or 6 cells
+    for name in ("standings.csv", "games.csv"):  # names as they are, in valid CSV
+        rows = list(csv.reader((out / name).open(newline="")))
+        assert len({len(row) for row in rows}) == 1, name
+    by_name = {row[1]: row for row in csv.reader((out / "standings.csv").open(newline=""))}
+    assert set(HOSTILE) < set(by_name)
+    games = list(csv.DictReader((out / "games.csv").open(newline="")))
+    assert {g["player1"] for g in games} | {g["player2"] for g in games} == set(HOSTILE)
+
+
 def test_tables_of_three_rotate_every_seat(tmp_path):
     lines = ["game: tsuro", "players: 3", "seed: 1", "out: out", "entrants:"]
     lines += [f"  - {{name: p{i}, command: 'builtin:random'}}" for i in range(4)]

@@ -29,6 +29,7 @@ from referee.core.log import read_log
 from referee.core.match import default_out, prepare
 from referee.core.rng import derived_rng
 from referee.core.runner import usable_cores
+from referee.core.visible import visible
 
 from .config import Entrant, TournamentConfig, match_spec, saved_chance
 from .journal import GameJob, GameRecord
@@ -286,8 +287,12 @@ def average_ranks(records: Sequence[GameRecord], size: int) -> dict[int, float]:
 
 
 def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -> str:
-    """What the terminal and ``summary.txt`` show; see docs/series.md."""
+    """What the terminal and ``summary.txt`` show; see docs/series.md.
+    Names (commands, or a config's ``names:``) and a fault's message (a
+    player's stderr in it) are shown as ``play`` shows them (:func:`visible`):
+    an escape sequence in one reached the terminal raw."""
     rows: list[Standing] = sorted(summary.standings, key=lambda r: r.entrant)
+    name = {r.entrant: visible(r.name, lines=False) for r in rows}
     size = config.table_size
     unit = "pairs" if size == 2 else "rotations"
     names = ["default" if b is None else b.name for b in config.boards]
@@ -299,7 +304,7 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     grid = [header]
     for r in rows:
         share = f"{100 * r.points / r.games:.1f}%" if r.games else "-"
-        line = [r.name, str(r.games), str(r.wins), str(r.draws), str(r.losses), f"{r.points:g}", share]
+        line = [name[r.entrant], str(r.games), str(r.wins), str(r.draws), str(r.losses), f"{r.points:g}", share]
         if size > 2:
             rank = summary.average_rank.get(r.entrant, math.nan)
             line += [f"{rank:.2f}" if math.isfinite(rank) else "-",
@@ -308,7 +313,7 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     widths = [max(len(g[c]) for g in grid) for c in range(len(header))]
     lines += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(g, widths)))
               .rstrip() for g in grid]
-    a, b = (rows[0].name, rows[1].name) if size == 2 else ("", "")
+    a, b = (name[rows[0].entrant], name[rows[1].entrant]) if size == 2 else ("", "")
     if summary.elo is not None and rotations:
         est, counts = summary.elo, summary.pair_counts
         elo = describe_elo(est, summary.same_games, len(config.boards) == 1, a)
@@ -330,9 +335,10 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
         faults = ", ".join(f"{v} {seen[v]}" for v in FAULTS if v in seen) or "none"
         first = summary.first_faults.get(r.entrant)
         if first is not None:
+            first = visible(first, lines=False)
             shown = first if len(first) <= FAULT_SHOWN else first[:FAULT_SHOWN - 3] + "..."
             faults += f"; the first: {shown}"
-        lines.append(f"verdicts {r.name}: OK {seen.get('OK', 0)}; faults: {faults}")
+        lines.append(f"verdicts {name[r.entrant]}: OK {seen.get('OK', 0)}; faults: {faults}")
     if summary.uncounted:
         lines.append(f"{summary.uncounted} game(s) finished after the SPRT decided or in an incomplete "
                      f"{unit[:-1]}: in the folder, not counted")
