@@ -287,6 +287,35 @@ def test_the_summary_shows_names_as_play_shows_them(tmp_path):
         {"player1", evil, "b"}  # games.csv keeps the names as they are
 
 
+def test_a_resume_refuses_a_player_program_that_changed(tmp_path):
+    # The series' players were compared by their commands only: a program
+    # edited before --resume went unnoticed, and the summary counted games
+    # of both versions.
+    import io
+
+    from referee.core.errors import InputError
+    from referee.tournament.series import run_series
+
+    bot = tmp_path / "slowgreedy.sh"
+    bot.write_text("#!/bin/sh\necho 0 > decision.txt\n")
+    cfg = make_config("cantris", ["builtin:greedy", "./slowgreedy.sh"], (SMALL,), 6, 9, tmp_path / "out", tmp_path)
+    played: list[str] = []
+
+    def play(job, spec):
+        if len(played) == 2:
+            raise RuntimeError("stopped")
+        played.append(job.key)
+        return {"winner": 1, "ranking": [[1], [2]], "scores": None, "reason": "", "verdicts": {}, "steps": 1}
+
+    assert run_series(cfg, 1, play=play, log=io.StringIO()).failure
+    bot.write_text("#!/bin/sh\necho 1 > decision.txt\n")
+    with pytest.raises(InputError) as caught:
+        run_series(cfg, 1, play=play, log=io.StringIO(), resume=True)
+    assert str(caught.value) == (f"player ./slowgreedy.sh's program changed since this series started ({bot}); "
+                                 "restore it, or give another --out folder")
+    assert played == ["p0001-b1-s1", "p0001-b1-s2"]
+
+
 def test_a_series_takes_a_shipped_board_by_its_name_as_a_single_match_does(tmp_path):
     # `--board 6x3-1` played a single match and failed a series with "cannot read".
     out = tmp_path / "s"

@@ -2,6 +2,7 @@
 journal, resume and standings, without starting any process."""
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -260,6 +261,38 @@ def test_resume_plays_again_the_games_whose_journal_lines_are_no_records(tmp_pat
     whole.mkdir()
     run(write_config(whole, 3, "round_robin"))
     assert (tmp_path / "out" / "standings.csv").read_text() == (whole / "out" / "standings.csv").read_text()
+
+
+def test_resume_refuses_an_entrant_program_that_changed_and_names_it(tmp_path):
+    # Entrants were compared by their command line only: a program edited
+    # between the start and --resume went unnoticed, and the standings
+    # combined the games of both versions.
+    (tmp_path / "p1.sh").write_text("echo 1\n")
+    (tmp_path / "p2.py").write_text("print(2)\n")
+    config = write_config(tmp_path, 3, "round_robin")
+    config.write_text(config.read_text().replace("{name: p1, command: 'builtin:random'}",
+                                                 "{name: p1, command: 'sh ./p1.sh'}")
+                      .replace("{name: p2, command: 'builtin:random'}", "{name: p2, command: 'python3 p2.py'}"))
+    run(config, play=FakePlay(fail_after=2))
+    for change in ("edit", "remove"):
+        if change == "edit":
+            (tmp_path / "p2.py").write_text("print(3)\n")
+        else:
+            (tmp_path / "p2.py").write_text("print(2)\n")
+            (tmp_path / "p1.sh").unlink()
+        play = FakePlay()
+        with pytest.raises(InputError) as caught:
+            run(config, resume=True, play=play)
+        changed = tmp_path / ("p2.py" if change == "edit" else "p1.sh")
+        assert str(caught.value) == (f"entrant {changed.stem}'s program changed since this tournament "
+                                     f"started ({changed}); restore it, or set another out: folder")
+        assert play.calls == []
+    (tmp_path / "p1.sh").write_text("echo 1\n")  # the same content again (a new file, a new time)
+    summary, play = run(config, resume=True)
+    assert summary.plan.finished and len(play.calls) == summary.games - 2
+    state = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert state["programs"] == {"p0": {}, "p1": {str(tmp_path / "p1.sh"): hashlib.sha256(b"echo 1\n").hexdigest()},
+                                 "p2": {str(tmp_path / "p2.py"): hashlib.sha256(b"print(2)\n").hexdigest()}}
 
 
 @pytest.mark.parametrize("state,expected", [

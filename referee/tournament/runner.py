@@ -362,18 +362,40 @@ def _check_output(config: TournamentConfig, resume: bool) -> None:
         if not resume:
             raise InputError(f"{out} already holds a {config.KIND}: add --resume to finish it, "
                              f"or {config.ELSEWHERE}")
-        saved = _saved_config(state_path, config)
+        state = _saved_state(state_path, config)
+        saved = state["config"]
         changed = [key for key in fingerprint if saved.get(key) != fingerprint[key]]
         if changed:
             raise InputError(config.changed_text(changed))
+        _check_programs(config, state.get("programs"))
     else:
         _start_output(config, {"referee": __version__, "config_file": str(config.path),
-                               "config": fingerprint, "key": config.key})
+                               "config": fingerprint, "key": config.key, "programs": config.programs()})
 
 
-def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
-    """What the output folder's state file says the run was started with; a
-    one-line error if it cannot say (edited, or cut short by a full disk)."""
+def _check_programs(config: TournamentConfig, saved: Any) -> None:
+    """Refuse a resume if an entrant's program file changed since the start
+    (its content; see :meth:`TournamentConfig.programs`), as for any other
+    change that decides the games: its games so far were played by the old
+    version.  A state without the record (written by an older referee) has
+    nothing to compare."""
+    if not isinstance(saved, dict):
+        return
+    now = config.programs()
+    for entrant in config.entrants:
+        before = saved.get(entrant.name)
+        after = now.get(entrant.name, {})
+        if not isinstance(before, dict):
+            continue
+        for path in sorted(set(before) | set(after)):
+            if before.get(path) != after.get(path):
+                raise InputError(config.changed_program_text(entrant.name, path))
+
+
+def _saved_state(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
+    """The output folder's state file: what the run was started with (its
+    ``config`` object, checked to be one); a one-line error if it cannot say
+    (edited, or cut short by a full disk)."""
     try:
         state = json.loads(state_path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -390,7 +412,7 @@ def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
     if not isinstance(saved, dict):
         raise InputError(f"not the state of a {config.KIND} (no 'config' object); it cannot be "
                          f"resumed: {config.ELSEWHERE}", str(state_path))
-    return saved
+    return state
 
 
 def _start_output(config: TournamentConfig, state: dict[str, Any]) -> None:

@@ -52,6 +52,7 @@ class SeriesConfig(TournamentConfig):
     KIND = "series"
     FOLDER = "series folder"
     ELSEWHERE = "give another --out folder"
+    ENTRANT = "player"
     OPTIONS = {"game": "GAME", "variant": "--variant", "players": "--player", "entrants": "--player",
                "boards": "--board/--boards", "limits": "--time-limit/--set", "settings": "--set",
                "policy": "--policy", "seed": "--seed", "games": "--games", "sprt": "--sprt"}
