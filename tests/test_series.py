@@ -3,6 +3,7 @@ logic, then real series of built-in players through the command line."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import shutil
 import sys
@@ -89,6 +90,45 @@ def test_sprt_decides_on_complete_pairs_in_order(tmp_path):
     # the same results arriving in another order give the same decision
     again = SeriesPlanner(config(tmp_path, 200, spec)).counted(dict(reversed(list(records.items()))))
     assert again[1] == state
+
+
+def test_sprt_decides_nothing_while_every_pair_was_the_same_game(tmp_path):
+    # Two deterministic players on one board: the Elo line said "not
+    # measurable: all 5 pairs were the same game" and the SPRT accepted H0
+    # after those 5 pairs, stopping the series.
+    spec = SprtSpec(0, 10)
+    planner = SeriesPlanner(config(tmp_path, 40, spec, boards=(SMALL,)))
+    jobs = planner.plan({}).pending
+    same = {j.key: finished(j, 1 if j.seats == (0, 1) else 0) for j in jobs}  # player 1 always wins
+    rotations, state = planner.counted(same)
+    assert state.decision is None and state.same and state.pairs == len(rotations) == 20
+    assert state.llr <= spec.lower  # the LLR alone would have said H0
+    assert planner.plan(dict(list(same.items())[:10])).pending  # it played on
+    # pair 2 another game (longer), with the same score: the test decides as before
+    other = SeriesPlanner(config(tmp_path, 40, spec, boards=(SMALL,)))
+    differs = dict(same)
+    differs[jobs[2].key] = dataclasses.replace(same[jobs[2].key], steps=2)
+    _, state = other.counted(differs)
+    assert state.decision == "H0" and not state.same and state.pairs == 5
+
+
+def test_the_summary_says_the_sprt_cannot_measure_what_the_elo_line_cannot(tmp_path):
+    import io
+
+    from referee.tournament.series import run_series
+
+    cfg = make_config("cantris", ["builtin:greedy", "builtin:greedy"], (SMALL,), 12, 9, tmp_path / "out",
+                      tmp_path, sprt=SprtSpec(0, 10))
+    summary = run_series(cfg, 1, play=lambda job, spec: {
+        "winner": 1, "ranking": [[1], [2]], "scores": {"1": 5, "2": 3}, "reason": "", "verdicts": {}, "steps": 4},
+        log=io.StringIO())
+    assert summary.games == 12 and summary.plan.finished  # every game: no decision stopped it
+    lines = summary.text.splitlines()
+    assert "not measurable: all 6 pairs were the same game" in next(ln for ln in lines if ln.startswith("Elo "))
+    sprt = next(ln for ln in lines if ln.startswith("SPRT "))
+    assert sprt.startswith("SPRT elo0=0,elo1=10,alpha=0.05,beta=0.05: not measurable: all 6 pairs were the "
+                           "same game, no decision"), sprt
+    assert "accepted" not in summary.text
 
 
 def test_names_are_short_and_unique():

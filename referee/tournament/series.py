@@ -35,8 +35,8 @@ from .config import Entrant, TournamentConfig, match_spec, saved_chance
 from .journal import GameJob, GameRecord
 from .lock import LOCK_FILE, OutputLock
 from .planner import Plan
-from .ratings import (SprtSpec, describe_elo, elo_interval, parse_sprt, pentanomial, same_games,
-                      sprt_decision, sprt_llr)
+from .ratings import (SprtSpec, describe_elo, elo_interval, pair_shape, parse_sprt, pentanomial,
+                      same_games, sprt_decision, sprt_llr)
 from .report import games_csv
 from .runner import STATE_FILE, Summary, Tournament
 from .standings import FAULTS, Standing, compute_standings
@@ -119,6 +119,7 @@ class SprtState:
     llr: float
     decision: str | None  # "H0", "H1" or None
     pairs: int            # complete pairs the test has seen
+    same: bool = False    # its pairs (two or more) were all the same game: no decision
 
 
 class SeriesPlanner:
@@ -145,6 +146,7 @@ class SeriesPlanner:
                 for r in range(size)))
         self._trace: list[SprtState] = []  # the SPRT after pair 1, 2, ...
         self._counts = [0] * 5
+        self._first: tuple | None = None  # the first pair's games (ratings.pair_shape)
 
     def complete(self, records: dict[str, GameRecord]) -> list[list[GameRecord]]:
         """The leading rotations whose games are all recorded."""
@@ -159,7 +161,13 @@ class SeriesPlanner:
         """The test after each complete pair in order, up to its decision.
         Complete pairs never change, so the states already computed are kept
         (the planner asks after every game; a long series would otherwise
-        redo every earlier step each time)."""
+        redo every earlier step each time).
+
+        While every pair so far (two or more) was the same game, the test
+        decides nothing, and the series plays on: the Elo line calls such a
+        series "not measurable" (two deterministic players on one board),
+        and the LLR of N copies of one pair, its variance fishtest's
+        regularisation alone, accepted H0 after 5 pairs all the same."""
         spec = self.config.sprt
         if spec is None:
             return None
@@ -168,7 +176,11 @@ class SeriesPlanner:
             pair = rotations[len(trace)]
             self._counts[int(round(2 * sum(r.points(0) for r in pair)))] += 1
             llr = sprt_llr(self._counts, spec)
-            trace.append(SprtState(llr, sprt_decision(llr, spec), len(trace) + 1))
+            shape = pair_shape(pair)
+            if self._first is None:
+                self._first = shape
+            same = bool(trace) and (trace[-1].same or len(trace) == 1) and shape == self._first
+            trace.append(SprtState(llr, None if same else sprt_decision(llr, spec), len(trace) + 1, same))
         if trace and trace[-1].decision:
             return trace[-1]
         if not rotations:
@@ -327,6 +339,8 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
             verdict = f"H1 accepted: {a} is stronger by about {spec.elo1:g} Elo or more"
         elif state.decision == "H0":
             verdict = f"H0 accepted: {a} is not stronger by {spec.elo1:g} Elo (about {spec.elo0:g} or less)"
+        elif state.same:
+            verdict = f"not measurable: all {state.pairs} pairs were the same game, no decision (see the Elo line)"
         else:
             verdict = "no decision yet (more games needed)"
         lines.append(f"SPRT {spec.text()}: {verdict}; LLR {state.llr:.2f} {bounds} "
