@@ -240,6 +240,41 @@ def test_a_journal_line_that_is_no_record_is_named_and_counts_for_nothing(tmp_pa
     assert journal.path.read_bytes().count(b"\n") == 3  # the line is kept, as evidence
 
 
+def test_a_game_recorded_twice_counts_once_and_the_line_that_does_not_count_is_named(tmp_path):
+    # A copy of a line (or an older record of a game played again) was
+    # dropped without the warning a line that is no record gets.
+    journal = Journal(tmp_path)
+    first, second = _good_line("R1-1-b1-s1"), _good_line("R1-1-b1-s2")
+    replayed = _good_line("R1-1-b1-s2", steps=9)  # its game played again: a new record
+    journal.path.write_bytes(b"\n".join([first, second, first, replayed, b"not json"]) + b"\n")
+    warnings: list[str] = []
+    loaded = journal.load(warnings.append)
+    assert [(r.key, r.steps) for r in loaded] == [("R1-1-b1-s1", 1), ("R1-1-b1-s2", 9)]
+    assert warnings == [
+        f"{journal.path}:2: not counted: game R1-1-b1-s2 is recorded again at line 4, and the later record counts",
+        f"{journal.path}:3: not counted: a copy of line 1 (game R1-1-b1-s1 counts once)",
+        f"{journal.path}:5: not counted: not JSON (Expecting value at column 1); the game it records, "
+        "if any, is played again"]
+
+
+def test_resume_names_a_copied_journal_line_and_counts_its_game_once(tmp_path):
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config)
+    out = tmp_path / "out"
+    standings = (out / "standings.csv").read_text()
+    journal = out / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    journal.write_text("".join(f"{line}\n" for line in [*lines, lines[1]]))
+    log = io.StringIO()
+    play = FakePlay()
+    summary = Tournament(load_config(config)).run(1, True, play=play, log=log, check=lambda *record: None)
+    assert play.calls == [] and summary.plan.finished and summary.games == len(lines)
+    assert log.getvalue().splitlines()[0] == (
+        f"referee: warning: {journal}:{len(lines) + 1}: not counted: a copy of line 2 "
+        f"(game {json.loads(lines[1])['key']} counts once)")
+    assert (out / "standings.csv").read_text() == standings
+
+
 def test_resume_plays_again_the_games_whose_journal_lines_are_no_records(tmp_path):
     config = write_config(tmp_path, 3, "round_robin")
     run(config)
