@@ -326,7 +326,8 @@ def test_resume_refuses_an_entrant_program_that_changed_and_names_it(tmp_path):
     summary, play = run(config, resume=True)
     assert summary.plan.finished and len(play.calls) == summary.games - 2
     state = json.loads((tmp_path / "out" / "tournament.json").read_text())
-    assert state["programs"] == {"p0": {}, "p1": {str(tmp_path / "p1.sh"): hashlib.sha256(b"echo 1\n").hexdigest()},
+    assert state["programs"] == {"p0": {},  # a built-in: the referee's own
+                                 "p1": {str(tmp_path / "p1.sh"): hashlib.sha256(b"echo 1\n").hexdigest()},
                                  "p2": {str(tmp_path / "p2.py"): hashlib.sha256(b"print(2)\n").hexdigest()}}
 
 
