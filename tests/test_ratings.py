@@ -85,6 +85,25 @@ def test_parse_sprt():
     for bad in ("elo0=10,elo1=0", "elo2=3", "alpha=x", "alpha=0.7", "elo0"):
         with pytest.raises(ValueError):
             parse_sprt(bad)
+    assert parse_sprt("elo0=-1000,elo1=1000") == SprtSpec(-1000, 1000, 0.05, 0.05)
+
+
+@pytest.mark.parametrize("text,message", [
+    # taken before: "stronger by about 1e+308 Elo", "inf Elo", a decision after one pair
+    ("elo1=inf", "'elo1=inf': expected a finite number"),
+    ("elo1=1e400", "'elo1=1e400': expected a finite number"),
+    ("elo0=nan,elo1=10", "'elo0=nan': expected a finite number"),
+    ("alpha=nan", "'alpha=nan': expected a finite number"),
+    ("elo1=1e308", "'elo1=1e308': elo1 must be between -1000 and 1000"),
+    ("elo0=-2000,elo1=2000", "'elo0=-2000': elo0 must be between -1000 and 1000"),
+    # the last one silently won
+    ("elo0=0,elo0=5", "elo0 is given twice; give each of elo0, elo1, alpha, beta once"),
+    ("elo1=10, alpha=0.05,elo1=20", "elo1 is given twice"),
+])
+def test_parse_sprt_refuses_bounds_no_test_can_use_and_keys_given_twice(text, message):
+    with pytest.raises(ValueError) as caught:
+        parse_sprt(text)
+    assert str(caught.value).startswith(message)
 
 
 def log_posterior(theta, rankings):

@@ -3,6 +3,7 @@ logic, then real series of built-in players through the command line."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import shutil
 import sys
@@ -89,6 +90,45 @@ def test_sprt_decides_on_complete_pairs_in_order(tmp_path):
     # the same results arriving in another order give the same decision
     again = SeriesPlanner(config(tmp_path, 200, spec)).counted(dict(reversed(list(records.items()))))
     assert again[1] == state
+
+
+def test_sprt_decides_nothing_while_every_pair_was_the_same_game(tmp_path):
+    # Two deterministic players on one board: the Elo line said "not
+    # measurable: all 5 pairs were the same game" and the SPRT accepted H0
+    # after those 5 pairs, stopping the series.
+    spec = SprtSpec(0, 10)
+    planner = SeriesPlanner(config(tmp_path, 40, spec, boards=(SMALL,)))
+    jobs = planner.plan({}).pending
+    same = {j.key: finished(j, 1 if j.seats == (0, 1) else 0) for j in jobs}  # player 1 always wins
+    rotations, state = planner.counted(same)
+    assert state.decision is None and state.same and state.pairs == len(rotations) == 20
+    assert state.llr <= spec.lower  # the LLR alone would have said H0
+    assert planner.plan(dict(list(same.items())[:10])).pending  # it played on
+    # pair 2 another game (longer), with the same score: the test decides as before
+    other = SeriesPlanner(config(tmp_path, 40, spec, boards=(SMALL,)))
+    differs = dict(same)
+    differs[jobs[2].key] = dataclasses.replace(same[jobs[2].key], steps=2)
+    _, state = other.counted(differs)
+    assert state.decision == "H0" and not state.same and state.pairs == 5
+
+
+def test_the_summary_says_the_sprt_cannot_measure_what_the_elo_line_cannot(tmp_path):
+    import io
+
+    from referee.tournament.series import run_series
+
+    cfg = make_config("cantris", ["builtin:greedy", "builtin:greedy"], (SMALL,), 12, 9, tmp_path / "out",
+                      tmp_path, sprt=SprtSpec(0, 10))
+    summary = run_series(cfg, 1, play=lambda job, spec: {
+        "winner": 1, "ranking": [[1], [2]], "scores": {"1": 5, "2": 3}, "reason": "", "verdicts": {}, "steps": 4},
+        log=io.StringIO())
+    assert summary.games == 12 and summary.plan.finished  # every game: no decision stopped it
+    lines = summary.text.splitlines()
+    assert "not measurable: all 6 pairs were the same game" in next(ln for ln in lines if ln.startswith("Elo "))
+    sprt = next(ln for ln in lines if ln.startswith("SPRT "))
+    assert sprt.startswith("SPRT elo0=0,elo1=10,alpha=0.05,beta=0.05: not measurable: all 6 pairs were the "
+                           "same game, no decision"), sprt
+    assert "accepted" not in summary.text
 
 
 def test_names_are_short_and_unique():
@@ -266,6 +306,56 @@ def test_games_set_up_ahead_log_what_the_same_game_played_alone_logs(tmp_path):
             assert _timeless(played / name) == _timeless(Path(spec.out) / name), (job.key, name)
 
 
+def test_the_summary_shows_names_as_play_shows_them(tmp_path):
+    # A name (a command, or a config's names:) reached the terminal raw in
+    # the summary: an OSC sequence retitled it, a bidi override reversed
+    # the line.  The progress lines escaped it already.
+    import io
+
+    from referee.tournament.series import run_series
+
+    evil = "\x1b]0;TITLE\x07\x1b[31mred\u202eevil"
+    cfg = make_config("cantris", ["builtin:greedy", "builtin:random"], (SMALL,), 2, 9, tmp_path / "out",
+                      tmp_path, names=[evil, "b"])
+    summary = run_series(cfg, 1, play=lambda job, spec: {
+        "winner": 1, "ranking": [[1], [2]], "scores": None, "reason": "", "verdicts": {}, "steps": 1},
+        log=io.StringIO())
+    assert not any(c in summary.text for c in ("\x1b", "\x07", "\u202e"))
+    assert "verdicts \\x1b]0;TITLE\\x07\\x1b[31mred\\u202eevil: OK 0; faults: none" in summary.text
+    assert (tmp_path / "out" / "summary.txt").read_text() == summary.text
+    assert {row[3] for row in csv.reader((tmp_path / "out" / "games.csv").open(newline=""))} == \
+        {"player1", evil, "b"}  # games.csv keeps the names as they are
+
+
+def test_a_resume_refuses_a_player_program_that_changed(tmp_path):
+    # The series' players were compared by their commands only: a program
+    # edited before --resume went unnoticed, and the summary counted games
+    # of both versions.
+    import io
+
+    from referee.core.errors import InputError
+    from referee.tournament.series import run_series
+
+    bot = tmp_path / "slowgreedy.sh"
+    bot.write_text("#!/bin/sh\necho 0 > decision.txt\n")
+    cfg = make_config("cantris", ["builtin:greedy", "./slowgreedy.sh"], (SMALL,), 6, 9, tmp_path / "out", tmp_path)
+    played: list[str] = []
+
+    def play(job, spec):
+        if len(played) == 2:
+            raise RuntimeError("stopped")
+        played.append(job.key)
+        return {"winner": 1, "ranking": [[1], [2]], "scores": None, "reason": "", "verdicts": {}, "steps": 1}
+
+    assert run_series(cfg, 1, play=play, log=io.StringIO()).failure
+    bot.write_text("#!/bin/sh\necho 1 > decision.txt\n")
+    with pytest.raises(InputError) as caught:
+        run_series(cfg, 1, play=play, log=io.StringIO(), resume=True)
+    assert str(caught.value) == (f"player ./slowgreedy.sh's program changed since this series started ({bot}); "
+                                 "restore it, or give another --out folder")
+    assert played == ["p0001-b1-s1", "p0001-b1-s2"]
+
+
 def test_a_series_takes_a_shipped_board_by_its_name_as_a_single_match_does(tmp_path):
     # `--board 6x3-1` played a single match and failed a series with "cannot read".
     out = tmp_path / "s"
@@ -315,6 +405,30 @@ def test_a_refused_rerun_speaks_of_the_series_and_its_options(tmp_path):
     assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
     assert f"output folder {out} already holds a series: add --resume to finish it, or --replace" in again.stderr
     assert _series(out, "--games", "2", "--resume").returncode == 0
+
+
+def test_a_series_another_run_holds_is_refused_and_nothing_deleted(tmp_path):
+    # Two runs in one series folder (a --resume while it still ran, or
+    # --replace) removed each other's games.  The running series is stood
+    # in for by its lock, held here.
+    fcntl = pytest.importorskip("fcntl")
+    out = tmp_path / "s"
+    assert _series(out, "--games", "2").returncode == 0
+    with open(out / ".referee-lock", "w") as running:
+        fcntl.flock(running, fcntl.LOCK_EX)
+        running.write("4242\n")
+        running.flush()
+        tree = {p: p.read_bytes() if p.is_file() else None for p in sorted(out.rglob("*"))}
+        for more in (["--resume"], ["--replace"], []):
+            refused = _series(out, "--games", "2", *more)
+            assert refused.returncode == 2, more
+            assert refused.stderr.splitlines() == [
+                f"referee: error: another referee is running this series in {out} (pid 4242); "
+                "wait for it to end, or stop it"]
+            assert {p: p.read_bytes() if p.is_file() else None for p in sorted(out.rglob("*"))} == tree
+    again = _series(out, "--games", "2", "--replace")  # once it has ended
+    assert again.returncode == 0, again.stderr
+    assert (out / ".referee-lock").read_text().strip().isdigit() and (out / "summary.txt").is_file()
 
 
 def test_replace_never_takes_a_tournaments_folder_for_a_series(tmp_path):

@@ -91,6 +91,38 @@ def test_round_robin_of_builtin_players(tmp_path):
     assert md.count("](games/rr") == 6
 
 
+def _tree(folder: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
+            for p in sorted(folder.rglob("*"))}
+
+
+def test_a_resume_while_the_tournament_runs_is_refused_in_one_line_and_deletes_nothing(tmp_path):
+    # It removed the game folders the running tournament was writing, both
+    # runs failed (MatchFolderError) and both wrote partial standings.  The
+    # running tournament is stood in for by its lock, held here.
+    fcntl = pytest.importorskip("fcntl")
+    config = write_config(tmp_path, "round_robin", [("rand", "builtin:random"), ("greedy", "builtin:greedy")])
+    assert referee("tournament", config, "--jobs", "1").returncode == 0
+    out = tmp_path / "out"
+    journal = out / "journal.jsonl"
+    journal.write_text(journal.read_text().splitlines(keepends=True)[0])  # half-finished: one game to play
+    with open(out / ".referee-lock", "w") as running:
+        fcntl.flock(running, fcntl.LOCK_EX)
+        running.write("4242\n")
+        running.flush()
+        before = _tree(out)
+        for args in (["--resume"], []):
+            refused = referee("tournament", config, "--jobs", "1", *args)
+            assert refused.returncode == 2
+            assert refused.stderr.splitlines() == [
+                f"referee: error: another referee is running this tournament in {out} (pid 4242); "
+                "wait for it to end, or stop it"]
+            assert refused.stdout == "" and _tree(out) == before
+    resumed = referee("tournament", config, "--jobs", "1", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(journal_keys(out)) == 2
+
+
 def test_killed_tournament_resumes_to_the_same_standings(tmp_path_factory, tmp_path):
     """The same class.yaml as the run test_report_html reads (played once
     per test run), killed after three games and resumed."""

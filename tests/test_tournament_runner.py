@@ -2,8 +2,12 @@
 journal, resume and standings, without starting any process."""
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -236,6 +240,41 @@ def test_a_journal_line_that_is_no_record_is_named_and_counts_for_nothing(tmp_pa
     assert journal.path.read_bytes().count(b"\n") == 3  # the line is kept, as evidence
 
 
+def test_a_game_recorded_twice_counts_once_and_the_line_that_does_not_count_is_named(tmp_path):
+    # A copy of a line (or an older record of a game played again) was
+    # dropped without the warning a line that is no record gets.
+    journal = Journal(tmp_path)
+    first, second = _good_line("R1-1-b1-s1"), _good_line("R1-1-b1-s2")
+    replayed = _good_line("R1-1-b1-s2", steps=9)  # its game played again: a new record
+    journal.path.write_bytes(b"\n".join([first, second, first, replayed, b"not json"]) + b"\n")
+    warnings: list[str] = []
+    loaded = journal.load(warnings.append)
+    assert [(r.key, r.steps) for r in loaded] == [("R1-1-b1-s1", 1), ("R1-1-b1-s2", 9)]
+    assert warnings == [
+        f"{journal.path}:2: not counted: game R1-1-b1-s2 is recorded again at line 4, and the later record counts",
+        f"{journal.path}:3: not counted: a copy of line 1 (game R1-1-b1-s1 counts once)",
+        f"{journal.path}:5: not counted: not JSON (Expecting value at column 1); the game it records, "
+        "if any, is played again"]
+
+
+def test_resume_names_a_copied_journal_line_and_counts_its_game_once(tmp_path):
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config)
+    out = tmp_path / "out"
+    standings = (out / "standings.csv").read_text()
+    journal = out / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    journal.write_text("".join(f"{line}\n" for line in [*lines, lines[1]]))
+    log = io.StringIO()
+    play = FakePlay()
+    summary = Tournament(load_config(config)).run(1, True, play=play, log=log, check=lambda *record: None)
+    assert play.calls == [] and summary.plan.finished and summary.games == len(lines)
+    assert log.getvalue().splitlines()[0] == (
+        f"referee: warning: {journal}:{len(lines) + 1}: not counted: a copy of line 2 "
+        f"(game {json.loads(lines[1])['key']} counts once)")
+    assert (out / "standings.csv").read_text() == standings
+
+
 def test_resume_plays_again_the_games_whose_journal_lines_are_no_records(tmp_path):
     config = write_config(tmp_path, 3, "round_robin")
     run(config)
@@ -257,6 +296,39 @@ def test_resume_plays_again_the_games_whose_journal_lines_are_no_records(tmp_pat
     whole.mkdir()
     run(write_config(whole, 3, "round_robin"))
     assert (tmp_path / "out" / "standings.csv").read_text() == (whole / "out" / "standings.csv").read_text()
+
+
+def test_resume_refuses_an_entrant_program_that_changed_and_names_it(tmp_path):
+    # Entrants were compared by their command line only: a program edited
+    # between the start and --resume went unnoticed, and the standings
+    # combined the games of both versions.
+    (tmp_path / "p1.sh").write_text("echo 1\n")
+    (tmp_path / "p2.py").write_text("print(2)\n")
+    config = write_config(tmp_path, 3, "round_robin")
+    config.write_text(config.read_text().replace("{name: p1, command: 'builtin:random'}",
+                                                 "{name: p1, command: 'sh ./p1.sh'}")
+                      .replace("{name: p2, command: 'builtin:random'}", "{name: p2, command: 'python3 p2.py'}"))
+    run(config, play=FakePlay(fail_after=2))
+    for change in ("edit", "remove"):
+        if change == "edit":
+            (tmp_path / "p2.py").write_text("print(3)\n")
+        else:
+            (tmp_path / "p2.py").write_text("print(2)\n")
+            (tmp_path / "p1.sh").unlink()
+        play = FakePlay()
+        with pytest.raises(InputError) as caught:
+            run(config, resume=True, play=play)
+        changed = tmp_path / ("p2.py" if change == "edit" else "p1.sh")
+        assert str(caught.value) == (f"entrant {changed.stem}'s program changed since this tournament "
+                                     f"started ({changed}); restore it, or set another out: folder")
+        assert play.calls == []
+    (tmp_path / "p1.sh").write_text("echo 1\n")  # the same content again (a new file, a new time)
+    summary, play = run(config, resume=True)
+    assert summary.plan.finished and len(play.calls) == summary.games - 2
+    state = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert state["programs"] == {"p0": {},  # a built-in: the referee's own
+                                 "p1": {str(tmp_path / "p1.sh"): hashlib.sha256(b"echo 1\n").hexdigest()},
+                                 "p2": {str(tmp_path / "p2.py"): hashlib.sha256(b"print(2)\n").hexdigest()}}
 
 
 @pytest.mark.parametrize("state,expected", [
@@ -304,6 +376,124 @@ def test_a_state_file_that_cannot_be_written_leaves_no_folder_behind(tmp_path, m
     assert str(caught.value) == (f"cannot write the results folder {out}: No space left on device "
                                  f"({out / '.tournament.json.tmp'})")
     assert not out.exists() and play.calls == []
+
+
+def _files(folder: Path) -> dict[str, bytes | None]:
+    """Every file and folder under ``folder`` (a file with its bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
+            for p in sorted(folder.rglob("*"))}
+
+
+def test_a_run_in_a_folder_another_run_holds_is_refused_and_changes_nothing(tmp_path):
+    # A --resume started while the tournament still ran removed the game
+    # folders the first run was writing (as unfinished), both failed, and
+    # both wrote partial standings.  The lock is held here as another
+    # referee process holds it: an exclusive flock on the folder's lock file.
+    fcntl = pytest.importorskip("fcntl")
+    config = write_config(tmp_path, 3, "round_robin")
+    run(config, play=FakePlay(fail_after=2))
+    out = tmp_path / "out"
+    (out / "games" / "rr002-b1-s1").mkdir(parents=True)  # the game the other run is playing
+    (out / "games" / "rr002-b1-s1" / "log.jsonl").write_text("{}\n")
+    before = _files(out)
+    with open(out / ".referee-lock", "w") as other:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        other.write("4242\n")
+        other.flush()
+        before[".referee-lock"] = b"4242\n"
+        for resume in (True, False):
+            play = FakePlay()
+            with pytest.raises(InputError) as caught:
+                run(config, resume=resume, play=play)
+            assert str(caught.value) == (f"another referee is running this tournament in {out} (pid 4242); "
+                                         "wait for it to end, or stop it")
+            assert play.calls == [] and _files(out) == before
+    summary, play = run(config, resume=True)  # once it has ended
+    assert summary.plan.finished and len(play.calls) == summary.games - 2
+    assert (out / ".referee-lock").read_text() == f"{os.getpid()}\n"
+
+
+def test_a_new_tournament_another_run_is_starting_is_refused_and_a_killed_run_leaves_no_lock(tmp_path):
+    # Two runs of a new tournament at once, the second while the first holds
+    # the lock of the folder it made; once the first is killed (-9: no
+    # clean-up of its own), the kernel has dropped its lock.
+    config = write_config(tmp_path, 3, "round_robin")
+    out = tmp_path / "out"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; "
+         "from referee.tournament.lock import OutputLock; "
+         "OutputLock(Path(sys.argv[1]), 'tournament', 'results folder').take(); "
+         "print('locked', flush=True); sys.stdin.read()", str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        play = FakePlay()
+        with pytest.raises(InputError, match=rf"^another referee is running this tournament in .* "
+                                             rf"\(pid {holder.pid}\); wait for it to end, or stop it$"):
+            run(config, play=play)
+        assert play.calls == [] and sorted(p.name for p in out.iterdir()) == [".referee-lock"]
+    finally:
+        holder.kill()
+        holder.wait()
+    summary, _ = run(config)
+    assert summary.plan.finished
+
+
+HOSTILE = ["\x1b]0;TITLE\x07\x1b[31mred\u202eevil", "<img src=x onerror=alert(1)>|x",
+           "a\rb,\"c\"\nd", "``` [x](javascript:alert(1)) *_e_* \\|"]
+"""Entrant names a config may give: an escape sequence and a bidi override,
+HTML and a table's pipe, a CR, a quote and a line break, a fence and a link."""
+UNSAFE = ("\x1b", "\x07", "\u202e", "\r", "\n")
+
+
+def test_entrant_names_are_shown_escaped_on_the_terminal_and_in_markdown_and_kept_in_csv(tmp_path):
+    # The progress line escaped a name; the standings printed at the end,
+    # the bracket, standings.md and bracket.txt had it raw (an OSC sequence
+    # retitled the terminal, <img onerror> was HTML in standings.md, a '|'
+    # split its Markdown row), and a CR in a name made games.csv unreadable.
+    import csv
+
+    import yaml
+
+    from referee.tournament.standings import text_table
+
+    path = tmp_path / "class.yaml"
+    path.write_text(yaml.safe_dump({"game": "cantris", "format": "single_elimination", "seed": 7, "out": "out",
+                                    "entrants": [{"name": n, "command": "builtin:random"} for n in HOSTILE]}))
+
+    def play(job, spec):  # player 1 wins
+        return {"winner": 1, "ranking": [[1], [2]], "scores": {"1": 2, "2": 1}, "reason": "fake",
+                "verdicts": {}, "steps": 1}
+
+    summary = Tournament(load_config(path)).run(1, False, play=play, log=io.StringIO(),
+                                                check=lambda *record: None)
+    shown = text_table(summary.standings) + summary.bracket  # what the command prints
+    out = tmp_path / "out"
+    bracket_txt = (out / "bracket.txt").read_text()
+    assert bracket_txt == summary.bracket
+    for text in (shown, (out / "standings.md").read_text()):
+        assert not any(c in text.replace("\n", "") for c in UNSAFE)
+    assert "\\x1b]0;TITLE\\x07\\x1b[31mred\\u202eevil" in shown
+    assert len(text_table(summary.standings).splitlines()) == 1 + len(HOSTILE)  # a row each
+    md = (out / "standings.md").read_text()
+    head, _, rest = md.partition("\n````text\n")  # the bracket's fence, longer than the name's ```
+    fenced, _, tail = rest.partition("\n````\n")
+    assert summary.bracket.rstrip("\n") == fenced  # text in a code block: shown as it is, never HTML
+    outside = head + tail
+    assert "<img" not in outside and "&lt;img src=x onerror=alert(1)&gt;\\|x" in outside
+    assert "[x](" not in outside.replace("\\[x\\](", "")
+    table_rows = [line for line in md.splitlines() if line.startswith("| ")]
+    assert len(table_rows) == 1 + len(HOSTILE) + 1 + summary.games  # standings and games, with headers
+    for line in table_rows:  # no cell split by a name: the pipes no backslash escapes
+        bare = line.replace("\\\\", "").replace("\\|", "")
+        assert bare.count("|") == (14 if "| seed |" in line or line[2].isdigit() else 7)  # 13 or 6 cells
+    for name in ("standings.csv", "games.csv"):  # names as they are, in valid CSV
+        rows = list(csv.reader((out / name).open(newline="")))
+        assert len({len(row) for row in rows}) == 1, name
+    by_name = {row[1]: row for row in csv.reader((out / "standings.csv").open(newline=""))}
+    assert set(HOSTILE) < set(by_name)
+    games = list(csv.DictReader((out / "games.csv").open(newline="")))
+    assert {g["player1"] for g in games} | {g["player2"] for g in games} == set(HOSTILE)
 
 
 def test_tables_of_three_rotate_every_seat(tmp_path):

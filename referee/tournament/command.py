@@ -1,8 +1,9 @@
 """``referee tournament CONFIG.yaml [--resume] [--jobs N] [--cluster ADDRESS]``.
 
 Exit 0 when the tournament is complete, 2 for a bad config (one line naming
-the file, line and key), 1 when the referee itself failed on a game, 130 when
-interrupted; the last two leave a state that ``--resume`` finishes.
+the file, line and key) or another run in its results folder (:mod:`.lock`),
+1 when the referee itself failed on a game, 130 when interrupted; the last two
+leave a state that ``--resume`` finishes.
 """
 from __future__ import annotations
 

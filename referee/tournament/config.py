@@ -11,7 +11,9 @@ import dataclasses
 import glob
 import hashlib
 import json
+import os
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from referee.core.runner import Limits
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 from referee.core.limits_given import ALIAS, one_limit
+from referee.core.visible import visible
 from referee.resources import shipped_board, shipped_settings
 
 from .formats import FORMATS, swiss_max_rounds
@@ -74,9 +77,10 @@ class TournamentConfig:
     KIND = "tournament"
     FOLDER = "results folder"
     ELSEWHERE = "set another out: folder"
-    """What the output folder holds, what it is called and where else a run
-    may go, in the words of the file that sets it up (a series says them in
-    its command-line options)."""
+    ENTRANT = "entrant"
+    """What the output folder holds, what it is called, where else a run
+    may go and what a player in it is, in the words of the file that sets it
+    up (a series says them in its command-line options)."""
 
     @property
     def base_dir(self) -> Path:
@@ -98,6 +102,36 @@ class TournamentConfig:
             derived_rng(self.seed, "seeding").shuffle(order)
         return tuple(order)
 
+    def programs(self) -> dict[str, dict[str, str]]:
+        """Each entrant's program files, by the SHA-256 of their content:
+        the words of its command line that name an existing file (made
+        absolute as the command is run: ``./bob.sh``, ``python3 ann.py``'s
+        ``ann.py``, not ``python3`` on the PATH).  Kept in the state file
+        and compared by ``--resume``: the command line alone did not show an
+        edited program, and a resumed tournament combined the games of both
+        versions.  A built-in player is the referee's own, not a file here."""
+        game = get_game(self.game)
+        found: dict[str, dict[str, str]] = {}
+        for entrant in self.entrants:
+            found[entrant.name] = {}
+            command = entrant.command.strip()
+            if command.removeprefix("persistent:").startswith("builtin:"):
+                continue
+            try:
+                argv = make_agent(command, game, Limits(), self.base_dir).argv
+            except (InputError, AttributeError):  # (checked when the config was loaded)
+                continue
+            for word in argv:
+                digest = _file_digest(word) if Path(word).is_absolute() else None
+                if digest is not None:
+                    found[entrant.name][word] = digest
+        return found
+
+    def changed_program_text(self, entrant: str, path: str) -> str:
+        """Why a resume is refused: a program file changed (or is gone)."""
+        return (f"{self.ENTRANT} {visible(entrant, lines=False)}'s program changed since this {self.KIND} "
+                f"started ({visible(path, lines=False)}); restore it, or {self.ELSEWHERE}")
+
     def fingerprint(self) -> dict[str, Any]:
         """Everything that decides the games and their results: a resumed
         tournament must see the same (boards by content, so an edited board
@@ -115,6 +149,25 @@ class TournamentConfig:
             "limits": self.limits, "policy": self.policy, "settings": self.settings,
             "seed": self.seed,
         }
+
+
+def _file_digest(path: str) -> str | None:
+    """The SHA-256 of a regular file's content; None for anything else (a
+    folder, nothing, a file that cannot be read)."""
+    digest = hashlib.sha256()
+    try:  # (non-blocking: a FIFO's open waits for a writer)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with open(fd, "rb") as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+        except OSError:
+            return None
+    return digest.hexdigest()
 
 
 def _line_of(node: yaml.Node | None, path: tuple[str | int, ...]) -> int | None:

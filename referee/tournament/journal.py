@@ -143,7 +143,13 @@ class Journal:
         is not a record counts for nothing, and ``warn`` is told (``file:line:
         what is wrong``): without the sandbox a player can append to this
         file, and its line must neither stop a resume nor hide the games
-        recorded around it.  The line stays in the file (it is evidence)."""
+        recorded around it.  The line stays in the file (it is evidence).
+
+        A game recorded twice counts once, and ``warn`` names the line that
+        does not count (it did not): a copy of an earlier line is that copy;
+        a different record of the game supersedes the earlier one, which is
+        what the runner writes when a record was not trusted and its game
+        was played again (the later one is then the game's folder's)."""
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -153,19 +159,29 @@ class Journal:
             with open(self.path, "r+b") as f:
                 f.truncate(end)
                 os.fsync(f.fileno())
-        records = {}
+        records: dict[str, tuple[int, GameRecord]] = {}  # key: (its line, its record)
+        problems: list[tuple[int, str]] = []  # (line, what is wrong), told in line order
         for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
             if not line.strip():
                 continue
             try:
                 record = GameRecord.from_json(_parsed(line))
             except ValueError as exc:
-                if warn is not None:
-                    warn(str(InputError(f"not counted: {exc}; the game it records, if any, is played again",
-                                        str(self.path), number)))
+                problems.append((number, f"{exc}; the game it records, if any, is played again"))
                 continue
-            records[record.key] = record
-        return list(records.values())
+            if record.key in records:
+                first, earlier = records[record.key]
+                key = visible(record.key, lines=False)
+                if record == earlier:
+                    problems.append((number, f"a copy of line {first} (game {key} counts once)"))
+                    continue
+                problems.append((first, f"game {key} is recorded again at line {number}, "
+                                        "and the later record counts"))
+            records[record.key] = (number, record)
+        if warn is not None:
+            for number, problem in sorted(problems):
+                warn(str(InputError(f"not counted: {problem}", str(self.path), number)))
+        return [record for _, record in records.values()]
 
     def append(self, record: GameRecord) -> None:
         line = (json.dumps(record.to_json(), separators=(",", ":")) + "\n").encode()

@@ -119,13 +119,14 @@ def same_games(pairs: Sequence[Sequence["object"]]) -> bool:
     what two deterministic players on one board do whatever the seeds."""
     if len(pairs) < 2:
         return False
+    first = pair_shape(pairs[0])
+    return all(pair_shape(p) == first for p in pairs[1:])
 
-    def shape(pair: Sequence["object"]) -> tuple:
-        return tuple(sorted((tuple(r.seats), r.board, r.steps, tuple(map(tuple, r.ranking)),
-                             tuple(sorted((r.scores or {}).items()))) for r in pair))
 
-    first = shape(pairs[0])
-    return all(shape(p) == first for p in pairs[1:])
+def pair_shape(pair: Sequence["object"]) -> tuple:
+    """What :func:`same_games` compares of a pair's games."""
+    return tuple(sorted((tuple(r.seats), r.board, r.steps, tuple(map(tuple, r.ranking)),
+                         tuple(sorted((r.scores or {}).items()))) for r in pair))
 
 
 def describe_elo(est: EloEstimate, identical: bool, one_board: bool, side: str) -> str:
@@ -181,18 +182,34 @@ class SprtSpec:
         return f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g}"
 
 
+SPRT_MAX_ELO = 1000.0
+"""The largest ``|elo0|`` and ``|elo1|`` taken.  1000 Elo is a score of
+99.7%; past that the bounds say nothing a test could tell apart, and
+``elo1=1e308`` printed "stronger by about 1e+308 Elo", ``-2000/2000``
+decided after one pair."""
+
+
 def parse_sprt(text: str) -> SprtSpec:
-    """``elo0=0,elo1=10,alpha=0.05,beta=0.05`` (any subset; the rest default)."""
+    """``elo0=0,elo1=10,alpha=0.05,beta=0.05`` (any subset; the rest
+    default).  ValueError, in words, for a key given twice (the last one
+    silently won), a value that is no finite number, a bound past
+    :data:`SPRT_MAX_ELO`, or error rates outside (0, 0.5)."""
     values: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
             raise ValueError(f"{part!r}: expected elo0=, elo1=, alpha= or beta=")
+        if key in values:
+            raise ValueError(f"{key} is given twice; give each of elo0, elo1, alpha, beta once")
         try:
             values[key] = float(value)
         except ValueError:
             raise ValueError(f"{part!r}: {value.strip()!r} is not a number") from None
+        if not math.isfinite(values[key]):
+            raise ValueError(f"{part!r}: expected a finite number")
+        if key.startswith("elo") and abs(values[key]) > SPRT_MAX_ELO:
+            raise ValueError(f"{part!r}: {key} must be between {-SPRT_MAX_ELO:g} and {SPRT_MAX_ELO:g}")
     spec = SprtSpec(**values)
     if not spec.elo0 < spec.elo1:
         raise ValueError(f"elo0 ({spec.elo0:g}) must be below elo1 ({spec.elo1:g})")

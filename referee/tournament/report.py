@@ -10,18 +10,17 @@
 """
 from __future__ import annotations
 
-import csv
-import io
 import re
 from pathlib import Path
 from typing import Sequence
 
 from referee.core import files
+from referee.core.visible import visible
 
 from .config import TournamentConfig
 from .journal import GameRecord
 from .planner import Plan
-from .standings import Standing, csv_text, markdown_table
+from .standings import Standing, csv_rows, csv_text, markdown_table, md_fence, md_text
 
 
 def board_name(config: TournamentConfig, index: int) -> str:
@@ -63,45 +62,49 @@ def fault_note(record: GameRecord, names: Sequence[str]) -> str:
 
 
 def bracket(config: TournamentConfig, fmt, plan: Plan) -> str | None:
+    """The bracket (or Swiss rounds) as text, for the terminal, bracket.txt
+    and standings.md: names shown as ``play`` shows them (:func:`visible`),
+    since each of those reaches a terminal (an escape sequence in a name
+    retitled it, a line break split a line of the bracket)."""
     winners = {t: d.winner for t, d in plan.decisions.items()}
     notes = {t: f"tie-break: {d.how}" for t, d in plan.decisions.items() if d.how not in ("", "points")}
+    names = [visible(name, lines=False) for name in config.names]
     if config.format == "swiss":
-        return fmt.bracket_text(winners, config.names, notes, plan.points)
-    return fmt.bracket_text(winners, config.names, notes)
+        return fmt.bracket_text(winners, names, notes, plan.points)
+    return fmt.bracket_text(winners, names, notes)
 
 
 def games_csv(config: TournamentConfig, records: Sequence[GameRecord]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    """One row per game; names as they are (see :func:`csv_rows`)."""
     size = config.table_size
-    writer.writerow(["game", "table", "board", *(f"player{s}" for s in range(1, size + 1)),
-                     "winner", "result", "reason", "steps", "folder"])
+    rows: list[list[object]] = [["game", "table", "board", *(f"player{s}" for s in range(1, size + 1)),
+                                 "winner", "result", "reason", "steps", "folder"]]
     for r in records:
         winner = "" if r.winner is None else config.names[r.seats[int(r.winner) - 1]]
-        writer.writerow([r.key, r.table, board_name(config, r.board),
-                         *(config.names[e] for e in r.seats), winner,
-                         result_text(r, config.names), r.reason, r.steps, r.folder])
-    return out.getvalue()
+        rows.append([r.key, r.table, board_name(config, r.board),
+                     *(config.names[e] for e in r.seats), winner,
+                     result_text(r, config.names), r.reason, r.steps, r.folder])
+    return csv_rows(rows)
 
 
 def markdown(config: TournamentConfig, rows: Sequence[Standing], bracket_text: str | None,
              records: Sequence[GameRecord], plan: Plan) -> str:
     state = "finished" if plan.finished else f"unfinished: {len(records)} of about {plan.expected_games} games"
     parts = [
-        f"# Tournament {config.path.stem}\n",
+        f"# Tournament {md_text(config.path.stem)}\n",
         f"{config.game}, {config.format.replace('_', ' ')}, {len(config.entrants)} entrants, "
         f"{len(config.boards)} board(s), seed {config.seed}: {state}.\n",
         "## Standings\n", markdown_table(rows),
     ]
     if bracket_text:
         heading = "Rounds" if config.format == "swiss" else "Bracket"
-        parts += [f"## {heading}\n", f"```text\n{bracket_text}```\n"]
+        parts += [f"## {heading}\n", md_fence(bracket_text)]
     parts += ["## Games\n", "| game | board | players (seat order) | result | reason | steps |",
               "|---|---|---|---|---|--:|"]
-    for r in records:
+    for r in records:  # every cell plain text, made Markdown by md_text (names are the config's)
         players = ", ".join(config.names[e] for e in r.seats)
-        parts.append(f"| [{r.key}]({r.folder}/) | {board_name(config, r.board)} | {players} | "
-                     f"{result_text(r, config.names)} | {r.reason} | {r.steps} |")
+        parts.append(f"| [{r.key}]({r.folder}/) | " + " | ".join(md_text(cell) for cell in (
+            board_name(config, r.board), players, result_text(r, config.names), r.reason, str(r.steps))) + " |")
     return "\n".join(parts) + "\n"
 
 

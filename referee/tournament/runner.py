@@ -36,6 +36,7 @@ from . import forkserver
 from .forkserver import ForkServer
 from .formats import Bracket, RoundRobin, Swiss, make_format
 from .journal import GameJob, GameRecord, Journal
+from .lock import OutputLock
 from .planner import Plan, Planner
 from .progress import Progress
 from .report import result_text, write_reports
@@ -328,26 +329,22 @@ class Summary:
     interrupted: bool = False
 
 
-def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = None
-                ) -> dict[str, GameRecord]:
-    """Check the output folder against the config and load its journal (its
-    lines that are no records named on ``log``).  A new folder is made, and
-    its state written, here, before any game is set up: one that cannot be
-    (a typo, a read-only disk) is one line that names it, not a traceback."""
+def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = None,
+                lock: OutputLock | None = None) -> dict[str, GameRecord]:
+    """Lock the output folder (``lock``: see :mod:`.lock`; another run in it
+    is refused before anything is read), check it against the config and
+    load its journal (its lines that are no records named on ``log``).  A
+    new folder is made, and its state written, here, before any game is set
+    up: one that cannot be (a typo, a read-only disk) is one line that names
+    it, not a traceback, and a start refused here leaves nothing behind."""
     out = config.out
-    state_path = out / STATE_FILE
-    fingerprint = json.loads(json.dumps(config.fingerprint()))
-    if state_path.exists():
-        if not resume:
-            raise InputError(f"{out} already holds a {config.KIND}: add --resume to finish it, "
-                             f"or {config.ELSEWHERE}")
-        saved = _saved_config(state_path, config)
-        changed = [key for key in fingerprint if saved.get(key) != fingerprint[key]]
-        if changed:
-            raise InputError(config.changed_text(changed))
-    else:
-        _start_output(config, {"referee": __version__, "config_file": str(config.path),
-                               "config": fingerprint, "key": config.key})
+    lock = lock or OutputLock(out, config.KIND, config.FOLDER)
+    lock.take()
+    try:
+        _check_output(config, resume)
+    except InputError:
+        lock.undo()
+        raise
 
     def warn(message: str) -> None:
         if log is not None:
@@ -356,9 +353,49 @@ def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = Non
     return {r.key: r for r in Journal(out).load(warn)}
 
 
-def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
-    """What the output folder's state file says the run was started with; a
-    one-line error if it cannot say (edited, or cut short by a full disk)."""
+def _check_output(config: TournamentConfig, resume: bool) -> None:
+    """The folder's state against the config, or a new folder's state written."""
+    out = config.out
+    state_path = out / STATE_FILE
+    fingerprint = json.loads(json.dumps(config.fingerprint()))
+    if state_path.exists():
+        if not resume:
+            raise InputError(f"{out} already holds a {config.KIND}: add --resume to finish it, "
+                             f"or {config.ELSEWHERE}")
+        state = _saved_state(state_path, config)
+        saved = state["config"]
+        changed = [key for key in fingerprint if saved.get(key) != fingerprint[key]]
+        if changed:
+            raise InputError(config.changed_text(changed))
+        _check_programs(config, state.get("programs"))
+    else:
+        _start_output(config, {"referee": __version__, "config_file": str(config.path),
+                               "config": fingerprint, "key": config.key, "programs": config.programs()})
+
+
+def _check_programs(config: TournamentConfig, saved: Any) -> None:
+    """Refuse a resume if an entrant's program file changed since the start
+    (its content; see :meth:`TournamentConfig.programs`), as for any other
+    change that decides the games: its games so far were played by the old
+    version.  A state without the record (written by an older referee) has
+    nothing to compare."""
+    if not isinstance(saved, dict):
+        return
+    now = config.programs()
+    for entrant in config.entrants:
+        before = saved.get(entrant.name)
+        after = now.get(entrant.name, {})
+        if not isinstance(before, dict):
+            continue
+        for path in sorted(set(before) | set(after)):
+            if before.get(path) != after.get(path):
+                raise InputError(config.changed_program_text(entrant.name, path))
+
+
+def _saved_state(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
+    """The output folder's state file: what the run was started with (its
+    ``config`` object, checked to be one); a one-line error if it cannot say
+    (edited, or cut short by a full disk)."""
     try:
         state = json.loads(state_path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -375,22 +412,17 @@ def _saved_config(state_path: Path, config: TournamentConfig) -> dict[str, Any]:
     if not isinstance(saved, dict):
         raise InputError(f"not the state of a {config.KIND} (no 'config' object); it cannot be "
                          f"resumed: {config.ELSEWHERE}", str(state_path))
-    return saved
+    return state
 
 
 def _start_output(config: TournamentConfig, state: dict[str, Any]) -> None:
-    """Make the output folder and write its state file, or say in one line
-    why not.  A folder made here is removed again if its state cannot be
-    written: a start refused leaves nothing behind."""
+    """Write a new output folder's state file (the folder is made by its
+    lock, and removed again by :meth:`OutputLock.undo` if this fails), or say
+    in one line why not."""
     out = config.out
-    made = not out.exists()
     try:
-        out.mkdir(parents=True, exist_ok=True)
         files.write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n")
     except OSError as exc:
-        if made:
-            with contextlib.suppress(OSError):
-                out.rmdir()
         where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
         raise InputError(f"cannot write the {config.FOLDER} {out}: {exc.strerror or exc}{where}") from None
 
@@ -501,11 +533,23 @@ class Tournament:
         return GameRecord.from_result(job, result, folder, round(time.monotonic() - start, 3))
 
     def run(self, jobs: int, resume: bool, play: Play | None = None,
-            log: TextIO = sys.stderr, check=doubt) -> Summary:
+            log: TextIO = sys.stderr, check=doubt, lock: OutputLock | None = None) -> Summary:
         """Play the tournament; ``check`` judges a resumed journal's records
         (:func:`doubt`; the planner's tests, whose fake games leave no
-        folders, trust them all)."""
-        records = self.trusted(open_output(self.config, resume, log), log, check)
+        folders, trust them all).  The output folder is locked for the whole
+        run, reports included (``lock``: one the caller holds already, and
+        releases itself)."""
+        own = lock is None
+        lock = lock or OutputLock(self.config.out, self.config.KIND, self.config.FOLDER)
+        try:
+            return self._run(jobs, resume, play, log, check, lock)
+        finally:
+            if own:
+                lock.release()
+
+    def _run(self, jobs: int, resume: bool, play: Play | None, log: TextIO, check,
+             lock: OutputLock) -> Summary:
+        records = self.trusted(open_output(self.config, resume, log, lock), log, check)
         if resume:
             clear_unfinished(self.config.out, records.values())
         journal = Journal(self.config.out)

@@ -29,12 +29,14 @@ from referee.core.log import read_log
 from referee.core.match import default_out, prepare
 from referee.core.rng import derived_rng
 from referee.core.runner import usable_cores
+from referee.core.visible import visible
 
 from .config import Entrant, TournamentConfig, match_spec, saved_chance
 from .journal import GameJob, GameRecord
+from .lock import LOCK_FILE, OutputLock
 from .planner import Plan
-from .ratings import (SprtSpec, describe_elo, elo_interval, parse_sprt, pentanomial, same_games,
-                      sprt_decision, sprt_llr)
+from .ratings import (SprtSpec, describe_elo, elo_interval, pair_shape, parse_sprt, pentanomial,
+                      same_games, sprt_decision, sprt_llr)
 from .report import games_csv
 from .runner import STATE_FILE, Summary, Tournament
 from .standings import FAULTS, Standing, compute_standings
@@ -50,6 +52,7 @@ class SeriesConfig(TournamentConfig):
     KIND = "series"
     FOLDER = "series folder"
     ELSEWHERE = "give another --out folder"
+    ENTRANT = "player"
     OPTIONS = {"game": "GAME", "variant": "--variant", "players": "--player", "entrants": "--player",
                "boards": "--board/--boards", "limits": "--time-limit/--set", "settings": "--set",
                "policy": "--policy", "seed": "--seed", "games": "--games", "sprt": "--sprt"}
@@ -116,6 +119,7 @@ class SprtState:
     llr: float
     decision: str | None  # "H0", "H1" or None
     pairs: int            # complete pairs the test has seen
+    same: bool = False    # its pairs (two or more) were all the same game: no decision
 
 
 class SeriesPlanner:
@@ -142,6 +146,7 @@ class SeriesPlanner:
                 for r in range(size)))
         self._trace: list[SprtState] = []  # the SPRT after pair 1, 2, ...
         self._counts = [0] * 5
+        self._first: tuple | None = None  # the first pair's games (ratings.pair_shape)
 
     def complete(self, records: dict[str, GameRecord]) -> list[list[GameRecord]]:
         """The leading rotations whose games are all recorded."""
@@ -156,7 +161,13 @@ class SeriesPlanner:
         """The test after each complete pair in order, up to its decision.
         Complete pairs never change, so the states already computed are kept
         (the planner asks after every game; a long series would otherwise
-        redo every earlier step each time)."""
+        redo every earlier step each time).
+
+        While every pair so far (two or more) was the same game, the test
+        decides nothing, and the series plays on: the Elo line calls such a
+        series "not measurable" (two deterministic players on one board),
+        and the LLR of N copies of one pair, its variance fishtest's
+        regularisation alone, accepted H0 after 5 pairs all the same."""
         spec = self.config.sprt
         if spec is None:
             return None
@@ -165,7 +176,11 @@ class SeriesPlanner:
             pair = rotations[len(trace)]
             self._counts[int(round(2 * sum(r.points(0) for r in pair)))] += 1
             llr = sprt_llr(self._counts, spec)
-            trace.append(SprtState(llr, sprt_decision(llr, spec), len(trace) + 1))
+            shape = pair_shape(pair)
+            if self._first is None:
+                self._first = shape
+            same = bool(trace) and (trace[-1].same or len(trace) == 1) and shape == self._first
+            trace.append(SprtState(llr, None if same else sprt_decision(llr, spec), len(trace) + 1, same))
         if trace and trace[-1].decision:
             return trace[-1]
         if not rotations:
@@ -285,8 +300,12 @@ def average_ranks(records: Sequence[GameRecord], size: int) -> dict[int, float]:
 
 
 def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -> str:
-    """What the terminal and ``summary.txt`` show; see docs/series.md."""
+    """What the terminal and ``summary.txt`` show; see docs/series.md.
+    Names (commands, or a config's ``names:``) and a fault's message (a
+    player's stderr in it) are shown as ``play`` shows them (:func:`visible`):
+    an escape sequence in one reached the terminal raw."""
     rows: list[Standing] = sorted(summary.standings, key=lambda r: r.entrant)
+    name = {r.entrant: visible(r.name, lines=False) for r in rows}
     size = config.table_size
     unit = "pairs" if size == 2 else "rotations"
     names = ["default" if b is None else b.name for b in config.boards]
@@ -298,7 +317,7 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     grid = [header]
     for r in rows:
         share = f"{100 * r.points / r.games:.1f}%" if r.games else "-"
-        line = [r.name, str(r.games), str(r.wins), str(r.draws), str(r.losses), f"{r.points:g}", share]
+        line = [name[r.entrant], str(r.games), str(r.wins), str(r.draws), str(r.losses), f"{r.points:g}", share]
         if size > 2:
             rank = summary.average_rank.get(r.entrant, math.nan)
             line += [f"{rank:.2f}" if math.isfinite(rank) else "-",
@@ -307,7 +326,7 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
     widths = [max(len(g[c]) for g in grid) for c in range(len(header))]
     lines += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(g, widths)))
               .rstrip() for g in grid]
-    a, b = (rows[0].name, rows[1].name) if size == 2 else ("", "")
+    a, b = (name[rows[0].entrant], name[rows[1].entrant]) if size == 2 else ("", "")
     if summary.elo is not None and rotations:
         est, counts = summary.elo, summary.pair_counts
         elo = describe_elo(est, summary.same_games, len(config.boards) == 1, a)
@@ -320,6 +339,8 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
             verdict = f"H1 accepted: {a} is stronger by about {spec.elo1:g} Elo or more"
         elif state.decision == "H0":
             verdict = f"H0 accepted: {a} is not stronger by {spec.elo1:g} Elo (about {spec.elo0:g} or less)"
+        elif state.same:
+            verdict = f"not measurable: all {state.pairs} pairs were the same game, no decision (see the Elo line)"
         else:
             verdict = "no decision yet (more games needed)"
         lines.append(f"SPRT {spec.text()}: {verdict}; LLR {state.llr:.2f} {bounds} "
@@ -329,9 +350,10 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
         faults = ", ".join(f"{v} {seen[v]}" for v in FAULTS if v in seen) or "none"
         first = summary.first_faults.get(r.entrant)
         if first is not None:
+            first = visible(first, lines=False)
             shown = first if len(first) <= FAULT_SHOWN else first[:FAULT_SHOWN - 3] + "..."
             faults += f"; the first: {shown}"
-        lines.append(f"verdicts {r.name}: OK {seen.get('OK', 0)}; faults: {faults}")
+        lines.append(f"verdicts {name[r.entrant]}: OK {seen.get('OK', 0)}; faults: {faults}")
     if summary.uncounted:
         lines.append(f"{summary.uncounted} game(s) finished after the SPRT decided or in an incomplete "
                      f"{unit[:-1]}: in the folder, not counted")
@@ -341,9 +363,11 @@ def summary_text(config: SeriesConfig, summary: SeriesSummary, rotations: int) -
 
 def prepare_out(out: Path, replace: bool) -> None:
     """A series folder is new, or replaced as a whole with --replace (only if
-    it is one: --replace never deletes anything else)."""
+    it is one: --replace never deletes anything else).  Called with the
+    folder's lock held (if the folder exists): no other run is playing in the
+    folder this removes, and the lock file stays (see :mod:`.lock`)."""
     files.check_folder(out)
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and any(p.name != LOCK_FILE for p in out.iterdir()):
         series = holds_series(out)
         if not replace:
             if series:  # most often an interrupted one: --replace alone would throw its games away
@@ -353,7 +377,7 @@ def prepare_out(out: Path, replace: bool) -> None:
                              "(--replace only replaces a series folder); give another --out folder")
         if not series:
             raise InputError(f"output folder {out} is not a series folder; --replace only replaces those")
-        if not trees.remove_tree(out):
+        if not all([trees.remove_tree(p) for p in sorted(out.iterdir()) if p.name != LOCK_FILE]):
             raise InputError(f"output folder {out} could not be removed whole")
 
 
@@ -369,8 +393,9 @@ def holds_series(out: Path) -> bool:
 
 
 def run_series(config: SeriesConfig, jobs: int, play=None, log: TextIO = sys.stderr,
-               resume: bool = False) -> SeriesSummary:
-    return Series(config).run(jobs, resume=resume, play=play, log=log)  # type: ignore[return-value]
+               resume: bool = False, lock: OutputLock | None = None) -> SeriesSummary:
+    return Series(config).run(jobs, resume=resume, play=play, log=log,  # type: ignore[return-value]
+                              lock=lock)
 
 
 def saved_seed(out: Path) -> int | None:
@@ -425,21 +450,31 @@ def play_series(game: str, players: Sequence[str], games: int | None, board: Pat
         key = secrets.token_hex(16)
     seed = seed if seed is not None else secrets.randbelow(2 ** 31)
     out = Path(out) if out is not None else default_out(game, seed, base / "step_logs", "series")
-    if not resume:
-        prepare_out(out, replace)
-    config = make_config(game, players, boards, games, seed, out, base, variant, policy,
-                         settings, limits, spec, names, sandbox, pass_env, key)
+    # An existing folder is locked before it is looked at, let alone
+    # replaced: another run in it is refused first (a new one is locked as
+    # it is made, by the run).
+    lock = OutputLock(out, SeriesConfig.KIND, SeriesConfig.FOLDER)
     play = None
-    if cluster:
-        from .cluster import DaskPlay
-
-        play = DaskPlay(cluster)
-        jobs = jobs or play.slots()
     try:
-        summary = run_series(config, jobs or usable_cores(), play, resume=resume)
+        try:
+            lock.take(make=False)
+            if not resume:
+                prepare_out(out, replace)
+            config = make_config(game, players, boards, games, seed, out, base, variant, policy,
+                                 settings, limits, spec, names, sandbox, pass_env, key)
+            if cluster:
+                from .cluster import DaskPlay
+
+                play = DaskPlay(cluster)
+                jobs = jobs or play.slots()
+        except InputError:
+            lock.undo()  # a refused start leaves no lock file in a folder that had none
+            raise
+        summary = run_series(config, jobs or usable_cores(), play, resume=resume, lock=lock)
     finally:
         if play is not None:
             play.close()
+        lock.release()
     click.echo(summary.text, nl=False)
     if summary.failure:
         click.echo(f"referee: error: {summary.failure}; fix it, then run the same command with --resume",

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from referee.core.verdicts import Verdict
+from referee.core.visible import visible
 
 from .journal import GameRecord
 from .ratings import plackett_luce
@@ -114,16 +116,18 @@ def fault_columns(rows: Sequence[Standing]) -> list[str]:
     return [v for v in FAULTS if v in ALWAYS_SHOWN or any(r.verdicts[v] for r in rows)]
 
 
-def _grid(rows: Sequence[Standing], faults: Sequence[str], exact: bool = False) -> list[list[str]]:
+def _grid(rows: Sequence[Standing], faults: Sequence[str], exact: bool = False,
+          shown: Callable[[str], str] = str) -> list[list[str]]:
     """``exact`` (CSV): rating, low and high as numbers in three columns;
-    otherwise one readable column, e.g. ``+35 (-5..+75)``."""
+    otherwise one readable column, e.g. ``+35 (-5..+75)``.  ``shown``: how
+    a name is written where it is shown (see :func:`text_table`)."""
     swiss = any(r.buchholz is not None for r in rows)
     header = ["place", "name", "seed", "games", "wins", "draws", "losses", "points", "score"]
     header += ["buchholz"] * swiss
     header += ["rating", "rating_low", "rating_high"] if exact else ["rating (95%)"]
     body = []
     for r in rows:
-        line = [str(r.place), r.name, str(r.seed), str(r.games), str(r.wins), str(r.draws),
+        line = [str(r.place), shown(r.name), str(r.seed), str(r.games), str(r.wins), str(r.draws),
                 str(r.losses), _number(r.points), _number(r.score)]
         line += [_number(r.buchholz or 0.0)] * swiss
         if exact:
@@ -136,7 +140,11 @@ def _grid(rows: Sequence[Standing], faults: Sequence[str], exact: bool = False) 
 
 
 def text_table(rows: Sequence[Standing]) -> str:
-    grid = _grid(rows, fault_columns(rows))
+    """The standings for a terminal.  A name is the config's, and shown as
+    ``play`` shows one (:func:`visible`): an escape sequence in it retitled
+    the terminal or coloured the rest of the table, a bidi override reversed
+    it, a line break split its row."""
+    grid = _grid(rows, fault_columns(rows), shown=lambda name: visible(name, lines=False))
     widths = [max(len(line[c]) for line in grid) for c in range(len(grid[0]))]
     lines = []
     for line in grid:
@@ -146,17 +154,56 @@ def text_table(rows: Sequence[Standing]) -> str:
 
 
 def csv_text(rows: Sequence[Standing]) -> str:
+    return csv_rows(_grid(rows, FAULTS, exact=True))
+
+
+def csv_rows(rows: Iterable[Sequence[object]]) -> str:
+    """CSV text, names as they are (a script reads them back exactly).  A
+    row with a carriage return in a field is quoted whole: ``csv.writer``
+    with ``\\n`` line ends leaves such a field bare, and a reader (Python's
+    own) took the ``\\r`` for the end of the row."""
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(_grid(rows, FAULTS, exact=True))
+    plain = csv.writer(out, lineterminator="\n")
+    quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    for row in rows:
+        (quoted if any("\r" in str(cell) for cell in row) else plain).writerow(row)
     return out.getvalue()
 
 
 def markdown_table(rows: Sequence[Standing]) -> str:
     grid = _grid(rows, fault_columns(rows))
-    lines = [_md_row(grid[0]), "|" + "|".join("---" if c == 1 else "--:" for c in range(len(grid[0]))) + "|"]
-    lines += [_md_row(line) for line in grid[1:]]
+    lines = [md_row(grid[0]), "|" + "|".join("---" if c == 1 else "--:" for c in range(len(grid[0]))) + "|"]
+    lines += [md_row(line) for line in grid[1:]]
     return "\n".join(lines) + "\n"
 
 
-def _md_row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+def md_row(cells: Sequence[str]) -> str:
+    """A Markdown table row of plain-text cells (see :func:`md_text`)."""
+    return "| " + " | ".join(md_text(c) for c in cells) + " |"
+
+
+_MD_ESCAPED = re.compile(r"[\\`*~\[\]|]|(?<![^\W_])_|_(?![^\W_])")
+"""Markdown's characters in a cell; ``_`` only where it could start or end
+emphasis (not between letters or digits: ``NO_DECISION`` stays as it is)."""
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def md_text(text: str) -> str:
+    """Plain text (an entrant's name, a result naming it) as Markdown that
+    shows it as it is, on one line: control and bidirectional characters as
+    :func:`visible` shows them (an escape sequence reached the terminal of
+    whoever ran ``cat standings.md``, a line break split the row), ``& < >``
+    as entities (a name ``<img src=x onerror=...>`` was HTML to a viewer that
+    renders it), and Markdown's own characters escaped (a ``|`` split the
+    row, ``[x](url)`` was a link, ``*`` emphasis)."""
+    text = visible(text, lines=False)
+    text = _MD_ESCAPED.sub(lambda m: "\\" + m.group(), text)
+    return re.sub(r"[&<>]", lambda m: _HTML[m.group()], text)
+
+
+def md_fence(text: str) -> str:
+    """``text`` (already :func:`visible`) in a fenced code block whose fence
+    no run of backticks in it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}\n"
