@@ -131,10 +131,82 @@ def test_a_decision_that_is_not_text_is_told_so_not_called_empty():
     assert answer({"decision": None}) == refused("the decision must be text (a JSON string), not null")
     assert answer({"decision": " \n"}) == refused("empty decision")
     assert answer({"resign": "no"}) == refused('expected JSON {"decision": TEXT} or {"resign": true}')
-    assert agent.answers.empty()
-    assert answer({"decision": "0 0"}) == (200, {"ok": True})
-    assert answer({"resign": True}) == (200, {"ok": True})
-    assert [agent.answers.get_nowait() for _ in range(2)] == [("decision", "0 0"), ("resign", "")]
+    assert answer({"decision": "0 0", "step": "1"}) == refused("step must be the number of the step answered")
+    assert agent.answer is None
+    assert answer({"decision": "0 0", "step": 1}) == (200, {"ok": True})
+    assert agent.answer == ("decision", "0 0")
+
+
+def test_one_answer_per_turn_and_none_kept_for_the_next(tmp_path, monkeypatch):
+    """Two answers sent in the same turn (two tabs, or a request the browser
+    sent again) were both taken: the first was played, the second queued and
+    played by itself at the seat's next turn (wall_ms 0.3, the page never
+    offering it), a resignation too.  Now the first is taken, every other is
+    refused with 409 and why, and the next turn waits for an answer of its
+    own.  Through the seat's own server (each request its own connection);
+    judging the first answer waits for the test, so the others arrive while
+    the turn is still open, whatever the machine's speed."""
+    from concurrent.futures import Future
+
+    from referee.core.match import MatchSpec, prepare
+    from referee.web import seat as seat_mod
+
+    prepared = prepare(MatchSpec(game="cantris", players=["builtin:greedy", "builtin:random"], seed=1,
+                                 out=tmp_path / "m"))
+    state = prepared.game.initial_state(prepared.setup)
+    legal = [str(d) for d in state.legal_decisions()]
+    workdir = tmp_path / "m" / "players" / "p1"
+    (workdir / "step_logs").mkdir(parents=True)
+    gate, check = threading.Event(), seat_mod.check_decision
+
+    def judged_after_the_gate(*args):
+        assert gate.wait(60)
+        return check(*args)
+
+    monkeypatch.setattr(seat_mod, "check_decision", judged_after_the_gate)
+    agent = seat_mod.WebHumanAgent(prepared.game, open_browser=False)
+    agent.match_started(tmp_path / "m", 1)
+    url = agent.server.url
+
+    def send(body: dict) -> tuple[int, str]:
+        try:
+            return 200, str(call(url, "/api/decide", body))
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.load(exc)["error"]
+
+    def asked(step: int) -> None:  # the seat's server says the turn is open
+        deadline = time.monotonic() + 60
+        while (call(url, "/api/live?since=0")["turn"] or {}).get("step") != step:
+            assert time.monotonic() < deadline, "the turn never came"
+            time.sleep(0.02)
+
+    def decide(step: int) -> Future:  # the match's side, on a thread of its own
+        reply: Future = Future()
+        threading.Thread(target=lambda: reply.set_result(agent.decide(workdir, step, 1, state)),
+                         daemon=True).start()
+        return reply
+
+    try:
+        first = decide(1)
+        asked(1)
+        assert send({"decision": legal[0], "step": 1})[0] == 200
+        once = "an answer to step 1 was already sent; only the first counts"
+        assert send({"decision": legal[1], "step": 1}) == (409, once)
+        assert send({"decision": legal[1]}) == (409, once)
+        assert send({"resign": True, "step": 1}) == (409, once)
+        gate.set()
+        assert first.result(60).text == legal[0] + "\n"
+        assert send({"decision": legal[1], "step": 1}) == (409, "it is not your move")
+
+        second = decide(3)
+        asked(3)
+        assert send({"decision": legal[1], "step": 1}) == (409, "step 1 is not the step being asked (step 3)")
+        assert send({"decision": legal[2], "step": 3})[0] == 200
+        reply = second.result(60)
+        assert reply.text == legal[2] + "\n" and not reply.resigned
+    finally:
+        gate.set()
+        agent.server.close()
 
 
 def test_watch_of_a_folder_without_a_match_says_so_until_one_starts(tmp_path):

@@ -144,21 +144,28 @@
     });
   }
 
+  /* An answer names the step it answers: the referee takes one answer per
+     turn (the first; another tab's, or a resent one, is refused with 409 and
+     its reason) and refuses one for a step that is no longer asked. */
+  function send(body) {
+    body.step = turn.step;
+    return fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
+                                 body: JSON.stringify(body)})
+      .then(function (r) { return r.json(); })
+      .then(function (answer) { if (!answer.ok) $("status").textContent = answer.error; poll(); return answer; });
+  }
   function submit(text) {
     if (!turn || busy) return;
     busy = true;
     $("status").textContent = "sent: " + text;
-    fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
-                          body: JSON.stringify({decision: text})})
-      .then(function (r) { return r.json(); })
-      .then(function (answer) { if (!answer.ok) { busy = false; $("status").textContent = answer.error; } poll(); })
+    send({decision: text})
+      .then(function (answer) { if (!answer.ok) busy = false; })
       .catch(function () { busy = false; });
   }
   function resign() {
     if (!turn) return;
     if (!resignArmed) { resignArmed = true; $("resign").textContent = "Really resign? (click again)"; return; }
-    fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
-                          body: JSON.stringify({resign: true})}).then(poll);
+    send({resign: true}).catch(function () {});
   }
 
   function apply(answer) {
