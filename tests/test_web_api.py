@@ -5,6 +5,7 @@ is installed too."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -207,6 +208,124 @@ def test_one_answer_per_turn_and_none_kept_for_the_next(tmp_path, monkeypatch):
     finally:
         gate.set()
         agent.server.close()
+
+
+def served(**limits):
+    """A LocalServer with one page, "ok" to a token holder."""
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from referee.web.server import LocalServer
+
+    async def page(request):
+        return PlainTextResponse("ok")
+
+    return LocalServer([Route("/", page)], **limits)
+
+
+def idle(port: int, sends: bytes = b"") -> socket.socket:
+    """A connection that sends ``sends`` (nothing, half a request line) and no more."""
+    conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+    conn.sendall(sends)
+    return conn
+
+
+def closed_by_the_server(conn: socket.socket) -> bool:
+    """Whether the server closes ``conn`` (what it sent before is read; waits
+    up to the connection's 30 s timeout)."""
+    try:
+        while conn.recv(1000):
+            pass
+        return True
+    except ConnectionResetError:  # closed at once, unread
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_idle_connections_cannot_shut_the_page_out():
+    """Anyone on the machine can connect without the token (it is read with
+    the request): 20,000 idle connections, or each half a request line, took
+    every file descriptor of the referee and the human's page stopped
+    loading.  A server keeps at most max_connections; a new one closes the
+    oldest still waiting for its request, so a token holder's request is
+    answered while idle ones come and go.  (Connections are accepted in the
+    order they were made: which ones are closed is known.)"""
+    server = served(max_connections=4, request_timeout=60)
+    conns = []
+    try:
+        conns = [idle(server.port) for _ in range(4)]
+        conns += [idle(server.port, b"GET /?tok") for _ in range(4)]
+        assert all(closed_by_the_server(c) for c in conns[:4])
+        with urllib.request.urlopen(server.url, timeout=30) as answer:
+            assert answer.read() == b"ok"
+    finally:
+        for c in conns:
+            c.close()
+        server.close()
+
+
+def test_a_request_never_finished_is_closed():
+    """Half a request line, kept open, held its connection (and descriptor)
+    for as long as the sender liked: uvicorn times out only a connection
+    idle after an answer.  The server closes one that has not sent a whole
+    request request_timeout seconds after it opened, or after its last
+    answer."""
+    server = served(request_timeout=0.5)
+    try:
+        half, after = idle(server.port, b"GET /?token=x HTT"), idle(server.port)
+        after.sendall(f"GET /?token={server.token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        assert after.recv(1000).startswith(b"HTTP/1.1 200")  # answered, and kept alive
+        after.sendall(b"GET / HT")  # then half of a second request
+        assert closed_by_the_server(half) and closed_by_the_server(after)
+    finally:
+        server.close()
+
+
+OUT_OF_FDS = """
+import os, resource, sys
+sys.path.insert(0, sys.argv[1])
+from test_web_api import served
+
+server = served()
+spare = 4  # descriptors left: a few connections are accepted, then none
+resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + spare,
+                                            resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+print(server.url, flush=True)
+sys.stdin.read()  # until the test is done
+server.close()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts its descriptors in /proc/self/fd")
+def test_running_out_of_descriptors_is_said_once_and_the_page_comes_back():
+    """When the referee had no descriptor left, asyncio logged a traceback
+    for every accept that failed: it tries up to the backlog (uvicorn's 2048)
+    in one go and again every second, 164 MB of log in a minute.  It is one
+    line, once, and the page is answered again once connections close.  A
+    server process whose descriptor limit leaves room for 4 connections."""
+    proc = subprocess.Popen([sys.executable, "-c", OUT_OF_FDS, str(Path(__file__).parent)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    conns = []
+    try:
+        url = proc.stdout.readline().strip()
+        port = int(url.split(":")[2].split("/")[0])
+        conns = [idle(port) for _ in range(8)]  # more than it can accept
+        said = proc.stderr.readline()  # written when an accept failed
+        assert said == ("referee: warning: the browser page's server cannot accept a connection "
+                        "(Too many open files); it accepts again once some close (said once)\n"), said
+        for c in conns:
+            c.close()
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            assert answer.read() == b"ok"
+        _, rest = proc.communicate("", timeout=60)
+    finally:
+        for c in conns:
+            c.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0 and rest == "", rest[-3000:]
 
 
 def test_watch_of_a_folder_without_a_match_says_so_until_one_starts(tmp_path):
