@@ -89,7 +89,10 @@
     box.hidden = false;
     box.className = "result " + (result.winner !== null && result.winner !== undefined ? "has-winner" : "no-winner");
     box.setAttribute("data-winner", result.winner === null || result.winner === undefined ? "" : result.winner);
-    $("result-headline").textContent = result.headline + (mode === "play" && result.winner === you ? " — you win!" : "");
+    var headline = $("result-headline");
+    headline.textContent = "";
+    R.withNames(result.headline_parts, headline);
+    if (mode === "play" && result.winner === you) headline.appendChild(document.createTextNode(" — you win!"));
     $("result-reason").textContent = result.reason + (result.length ? " " + result.length : "");
     $("status").textContent = "game over";
     document.body.setAttribute("data-finished", "1");
