@@ -129,6 +129,7 @@ class Dom(HTMLParser):
         self.source = source
         self.elements: list[tuple[str, dict[str, str]]] = []
         self.texts: dict[str, str] = {}
+        self.chunks: list[tuple[str, tuple[str, ...]]] = []  # every text, with the tags it is inside
         self._open: list[tuple[str, str | None]] = []
         self.feed(source)
 
@@ -150,6 +151,7 @@ class Dom(HTMLParser):
                 break
 
     def handle_data(self, data):
+        self.chunks.append((data, tuple(tag for tag, _ in self._open)))
         for _, element_id in self._open:
             if element_id:
                 self.texts[element_id] += data
@@ -158,6 +160,12 @@ class Dom(HTMLParser):
         """Elements whose attributes include all of ``attrs`` (data_kind -> data-kind)."""
         want = {k.replace("_", "-"): str(v) for k, v in attrs.items()}
         return [a for _, a in self.elements if all(a.get(k) == v for k, v in want.items())]
+
+    def outside(self, tag: str, text: str) -> list[str]:
+        """The texts holding ``text`` that are not inside a ``tag`` element
+        (scripts' and styles' own text left out: it is not shown)."""
+        return [data for data, tags in self.chunks
+                if text in data and tag not in tags and not {"script", "style"} & set(tags)]
 
     def text(self, element_id: str) -> str:
         return " ".join(self.texts.get(element_id, "").split())

@@ -256,6 +256,34 @@ def test_faulty_steps_badges_message_and_escaped_output(tmp_path):
     assert "wins" in dom.text("result-headline") and "forfeit" in dom.text("result-reason")
 
 
+@needs_browser
+def test_a_name_cannot_turn_the_text_around_it_around(tmp_path):
+    """A player named with U+202E (right-to-left override) turned around the
+    rest of whatever line its name was in: the banner's 'wins', the step's
+    heading.  Every name shown is in a <bdi>, which keeps what a name holds
+    to itself, in the page as written (players, banner) and in what its
+    script draws (the step's heading, the board's players).  (rlo.png, for a
+    person.)"""
+    rlo = "\u202e"
+    names = [f"{rlo}ann", f"{rlo}bob"]
+    config = tmp_path / "match.yaml"
+    config.write_text(yaml.safe_dump({"game": "cantris", "players": list(PLAYERS), "names": names, "seed": 1,
+                                      "board": str(BOARDS / "cantris" / "6x3-1.txt"),
+                                      "out": str(tmp_path / "m")}, allow_unicode=True), encoding="utf-8")
+    assert referee("play", "--config", config, "--quiet").returncode == 0
+    winner = yaml.safe_load((tmp_path / "m" / "result.yaml").read_text())["winner"]
+    page = tmp_path / "rlo.html"
+    assert referee("replay", tmp_path / "m", "--html", page).returncode == 0
+
+    dom = dump_dom(page, "#step=1", png=tmp_path / "rlo.png")
+    assert dom.outside("bdi", rlo) == []
+    bdi = [data for data, tags in dom.chunks if "bdi" in tags]
+    assert bdi.count(names[0]) >= 3 and names[1] in bdi  # players, step 1's heading, the board's players
+    assert winner is not None
+    assert dom.text("result-headline") == f"p{winner} {names[winner - 1]} wins"
+    assert f'<strong id="result-headline">p{winner} <bdi>{names[winner - 1]}</bdi> wins</strong>' in dom.source
+
+
 # ----------------------------------------------------------------- controls
 DRIVE = """
 <script>

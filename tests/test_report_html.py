@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from browser import dump_dom, needs_browser, screenshot
+from browser import CHROMIUM, Dom, dump_dom, needs_browser, screenshot
 from conftest import double_elimination_of_four
 
 from referee.tournament.journal import GameRecord
-from referee.web.report_page import REPLAY_NAME, cross_table, standings_rows, write_replays
+from referee.web.report_page import REPLAY_NAME, cross_table, render, standings_rows, write_replays
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +134,49 @@ def test_rating_column_only_when_standings_carry_ratings():
     rows, _, rated = standings_rows([SimpleNamespace(**base, rating=1523.4, rating_low=1400.0,
                                                      rating_high=1650.2)])
     assert rated and rows[0]["rating"] == "1523" and rows[0]["interval"] == "1400 – 1650"
+
+
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: what follows it shows mirrored, to the end of its paragraph
+
+
+def report_with_names(names, tmp_path):
+    """report.html of one single-elimination game between ``names`` (the
+    second wins 32:22), rendered from the tournament's pieces."""
+    from collections import Counter
+    from pathlib import Path
+
+    from referee.tournament.formats import Bracket
+    from referee.tournament.tables import Decision
+
+    fmt = Bracket([0, 1], double=False)
+    table = fmt.matches[0].id
+    config = SimpleNamespace(names=names, path=Path("class.yaml"), game="cantris", format="single_elimination",
+                             boards=[None], seed=1)
+    plan = SimpleNamespace(decisions={table: Decision(winner=1, how="points")}, finished=True, expected_games=1)
+    game = GameRecord(key="g1", table=table, seats=(0, 1), board=0, seed=0, extra=False, winner=2,
+                      ranking=((2,), (1,)), scores={1: 22, 2: 32}, reason="player 1 forfeited (CRASH)",
+                      verdicts={}, steps=9, folder="games/g1")
+    rows = [SimpleNamespace(entrant=e, name=names[e], seed=e + 1, place=2 - e, games=1, wins=e, draws=0,
+                            losses=1 - e, points=float(e), score=22.0 + 10 * e, verdicts=Counter())
+            for e in (1, 0)]
+    return render(config, fmt, plan, [game], rows, tmp_path)
+
+
+def test_a_name_cannot_turn_the_text_around_it_around(tmp_path):
+    """An entrant named with U+202E (right-to-left override) turned the rest
+    of each table cell its name was in around: the Games table's result
+    'wins 32:22' read '22:23 sniw'.  Every name shown is in a <bdi>, which
+    keeps what a name holds to itself: standings, cross-table, bracket, the
+    Games table's players and result.  (report-rlo.png, for a person.)"""
+    names = [f"{RLO}ann", f"{RLO}bob <b>"]
+    page = report_with_names(names, tmp_path)
+    dom = Dom(page)
+    assert dom.outside("bdi", RLO) == [], dom.outside("bdi", RLO)
+    shown = [data for data, tags in dom.chunks if RLO in data]
+    assert len(shown) == 2 + 2 + 2 + 2 + 2  # standings, cross-table rows, bracket, players, result
+    assert "&lt;b&gt;</bdi>" in page and "<b>" not in page  # still escaped
+    row = page[page.index('data-game="g1"'):]
+    assert f"<bdi>{RLO}bob &lt;b&gt;</bdi> wins 32:22: <bdi>{RLO}ann</bdi> forfeited (CRASH)</td>" in row
+    if CHROMIUM is not None:  # a picture to look at
+        (tmp_path / "report-rlo.html").write_text(page, encoding="utf-8")
+        screenshot(tmp_path / "report-rlo.html", tmp_path / "report-rlo.png", size="1100,900")

@@ -322,7 +322,9 @@ def test_cantris_by_keyboard_with_its_time_bank_an_illegal_line_refused_then_res
     s.page.wait_for_selector("#clock:has-text('time bank')", timeout=TURN_WAIT)
     assert "s left" in s.page.text_content("#clock")
     s.page.fill("#decision", "9 9")
-    s.page.click("#submit")
+    with s.page.expect_request("**/api/decide") as sent:  # it names the step it answers (one answer a turn)
+        s.page.click("#submit")
+    assert sent.value.post_data_json == {"decision": "9 9", "step": step}
     s.page.wait_for_selector("#refusal:not([hidden])", timeout=TURN_WAIT)
     assert "not accepted" in s.page.text_content("#refusal")
     moves = 0
@@ -335,7 +337,9 @@ def test_cantris_by_keyboard_with_its_time_bank_an_illegal_line_refused_then_res
         step = s.next_turn()
     if step is not None:
         s.page.click("#resign")
-        s.page.click("#resign")  # the second click confirms
+        with s.page.expect_request("**/api/decide") as sent:
+            s.page.click("#resign")  # the second click confirms
+        assert sent.value.post_data_json == {"resign": True, "step": step}
     result = s.finish("cantris-keyboard")
     log = read_log(s.out)
     assert [r["verdict"] for r in human_records(s.out)][:3] == ["OK"] * min(3, moves)

@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import read_log, referee
 from browser import CHROMIUM
@@ -78,6 +79,10 @@ def test_a_match_page_opened_before_the_match_follows_it_to_the_result(tmp_path,
     assert tab.locator("#moves-body tr").count() == steps + 1
     assert "wins" in tab.text_content("#result") or "tie" in tab.text_content("#result") \
         or "draw" in tab.text_content("#result")
+    result = yaml.safe_load((folder / "result.yaml").read_text())
+    named = 1 if result["winner"] is not None else len(result["ranking"][0]) if len(result["ranking"][0]) > 1 else 0
+    assert tab.locator("#result-headline bdi").count() == named  # every name isolated (U+202E in a name)
+    assert tab.locator("#details .who bdi").count() == 1
     # a spectator sees every hand, as the replay does
     assert tab.locator("[data-kind=hidden-hand]").count() == 0
     tab.screenshot(path=str(tmp_path / "watch-match.png"))
@@ -97,6 +102,7 @@ def test_a_tournament_folder_lists_its_games_as_they_finish(tmp_path, watch, pag
         assert proc.returncode == 0, proc.stderr
     tab.wait_for_selector("body[data-finished-games='2']", timeout=WAIT)
     assert "wins" in tab.text_content("tr[data-folder='games/g1']")
+    assert tab.locator("tr[data-folder='games/g1'] bdi").count() == 3  # both players, the winner: isolated
     tab.screenshot(path=str(tmp_path / "watch-index.png"))
     tab.click("tr[data-folder='games/g2'] a")
     tab.wait_for_selector("body[data-finished]", timeout=WAIT)

@@ -55,9 +55,30 @@ def board_label(match: dict[str, Any]) -> str:
     return str(board)
 
 
-def seat_label(seat: int, names: dict[int, str]) -> str:
-    """'p2 alice': names alone can repeat (two builtin:random players)."""
-    return f"p{seat} {names[seat]}" if seat in names else f"player {seat}"
+class Worded:
+    """Text with names in it, kept as ``[text, name, text, ...]`` (names at
+    odd places) so that the pages can isolate each name: a name may hold a
+    right-to-left override (see assets.isolated).  ``text`` is the plain
+    words."""
+
+    def __init__(self) -> None:
+        self.parts = [""]
+
+    def add(self, text: str) -> "Worded":
+        self.parts[-1] += text
+        return self
+
+    def name(self, name: str) -> "Worded":
+        self.parts += [name, ""]
+        return self
+
+    def seat(self, seat: int, names: dict[int, str]) -> "Worded":
+        """'p2 alice' (names alone can repeat: two builtin:random players)."""
+        return self.add(f"p{seat} ").name(names[seat]) if seat in names else self.add(f"player {seat}")
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
 
 
 def result_summary(result: dict[str, Any] | None, names: dict[int, str]) -> dict[str, Any] | None:
@@ -67,15 +88,19 @@ def result_summary(result: dict[str, Any] | None, names: dict[int, str]) -> dict
     winner = result.get("winner")
     scores = result.get("scores") or {}
     ranking = [[int(p) for p in group] for group in result.get("ranking") or []]
+    headline = Worded()
     if winner is not None:
-        headline = f"{seat_label(int(winner), names)} wins"
+        headline.seat(int(winner), names).add(" wins")
     elif ranking and len(ranking[0]) > 1:
-        headline = "tie: " + ", ".join(seat_label(p, names) for p in ranking[0])
+        headline.add("tie: ")
+        for i, p in enumerate(ranking[0]):
+            headline.add(", " if i else "").seat(p, names)
     else:
-        headline = "draw"
+        headline.add("draw")
     return {
         "winner": None if winner is None else int(winner),
-        "headline": headline,
+        "headline": headline.text,
+        "headline_parts": headline.parts,  # its names apart, for the pages to isolate
         "reason": str(result.get("reason", "")),
         "steps": result.get("steps"),
         # "after 1 step": worded as the console words it, for both pages

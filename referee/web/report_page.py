@@ -7,6 +7,7 @@ Pure presentation over what the tournament already computed (config, format,
 plan, journal records, standings): nothing here decides a result."""
 from __future__ import annotations
 
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -136,6 +137,18 @@ def bracket_columns(fmt, plan, names: Sequence[str], records: Sequence[Any]) -> 
     return columns
 
 
+def result_parts(record, names: Sequence[str]) -> list[str]:
+    """The Games table's result (``alice wins 12:9``, as games.csv words it)
+    as ``[text, name, text, ...]``, so the page can isolate each name: the
+    text is worded with marks in place of the names, then split at them (the
+    names themselves may hold anything)."""
+    from referee.tournament.report import result_text  # it imports this module
+
+    marks = [f"\ue000{i}\ue001" for i in range(len(names))]
+    parts = re.split("\ue000(\\d+)\ue001", result_text(record, marks))
+    return [names[int(part)] if i % 2 else part for i, part in enumerate(parts)]
+
+
 def write_replays(out: Path, records: Sequence[Any]) -> dict[str, Any]:
     """The replay page of every game, written anew each time (atomically:
     whatever sits at its name, a page or link a player planted in its game
@@ -166,11 +179,11 @@ def render(config, fmt, plan, records: Sequence[Any], rows: Sequence[Any], out: 
     standing_rows, faults, rated = standings_rows(rows)
     order = [r.entrant for r in rows]
     grid = cross_table(records, len(names))
-    from referee.tournament.report import board_name, result_text  # it imports this module
+    from referee.tournament.report import board_name  # it imports this module
 
     games = [{
         "key": r.key, "table": r.table, "board": board_name(config, r.board),
-        "players": [names[e] for e in r.seats], "result": result_text(r, names),
+        "players": [names[e] for e in r.seats], "result": result_parts(r, names),
         "reason": r.reason, "steps": r.steps, "folder": r.folder,
         "replay": f"{r.folder}/{REPLAY_NAME}" if r.key in pages else None,
         "faults": sum(n for counts in r.verdicts.values() for v, n in counts.items()

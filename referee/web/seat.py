@@ -11,8 +11,8 @@ like any player's (:func:`referee.core.players.human_reply`), so the log and
 verify do not know how it was typed."""
 from __future__ import annotations
 
-import queue
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,12 @@ class WebHumanAgent:
         self.live: LiveFolder | None = None
         self.player: int | None = None
         self.turn: dict[str, Any] | None = None  # the pending request, while it is our move
-        self.answers: queue.Queue[tuple[str, str]] = queue.Queue()
+        # The page's answer to the turn: at most one at a time, taken by
+        # _decide (the server's thread) and judged by decide (the match's).
+        # See _take for why one, and why nothing outlives its turn.
+        self.ready = threading.Condition()
+        self.answer: tuple[str, str] | None = None  # taken, not yet judged
+        self.judging = False  # an answer was taken and is not refused yet: others are turned away
         self.refusal: str | None = None
         self.refused = 0  # decisions refused so far: the page may send again after each
         self.result_seen = False
@@ -68,27 +73,34 @@ class WebHumanAgent:
         legal = [str(d) for d in state.legal_decisions()]
         module = scene_module(self.game.name)
         previews = getattr(module, "previews", None)
-        self.refusal = None
-        self.turn = {"step": step, "player": player, "kind": state.step_kind(), "legal": legal,
-                     "help": self.game.decision_help,
-                     "previews": previews(state, player) if previews else None}
+        turn = {"step": step, "player": player, "kind": state.step_kind(), "legal": legal,
+                "help": self.game.decision_help,
+                "previews": previews(state, player) if previews else None}
+        with self.ready:  # a turn starts with nothing taken (see _take)
+            self.answer, self.judging, self.refusal = None, False, None
+            self.turn = turn
         try:
             while True:
-                try:
-                    kind, text = self.answers.get(timeout=0.5)  # a timeout keeps Ctrl-C working
-                except queue.Empty:
-                    continue
+                with self.ready:
+                    if self.answer is None:
+                        self.ready.wait(timeout=0.5)  # a timeout keeps Ctrl-C working
+                    if self.answer is None:
+                        continue
+                    (kind, text), self.answer = self.answer, None
                 if kind == "resign":
                     return human_resigns(started)
                 error = key_codes(text) or check_decision(self.game, state, text)
                 if error is None:
                     return human_reply(workdir, player, text, started)
-                self.refusal = f"{text.strip()[:80]!r} not accepted: {error}"
-                self.refused += 1
+                with self.ready:  # refused: the page may send another
+                    self.refusal = f"{text.strip()[:80]!r} not accepted: {error}"
+                    self.refused += 1
+                    self.judging = False
         except KeyboardInterrupt:
             return human_resigns(started)
         finally:
-            self.turn = None
+            with self.ready:  # and ends with nothing taken: no answer is played at another turn
+                self.turn, self.answer, self.judging = None, None, False
 
     def close(self) -> None:
         """Keep serving until the page has shown the result (at most
@@ -138,17 +150,45 @@ class WebHumanAgent:
             body = None
         if not isinstance(body, dict):
             return JSONResponse({"ok": False, "error": "expected JSON {\"decision\": TEXT}"}, status_code=400)
-        if self.turn is None:
-            return JSONResponse({"ok": False, "error": "it is not your move"}, status_code=409)
+        step = body.get("step")
+        if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
+            return JSONResponse({"ok": False, "error": "step must be the number of the step answered"},
+                                status_code=400)
         if body.get("resign") is True:  # not any truthy value: {"resign": "no"} is no resignation
-            self.answers.put(("resign", ""))
+            answer = ("resign", "")
         else:
             text = body.get("decision")
             error = decision_error(text, "decision" in body)
             if error:
                 return JSONResponse({"ok": False, "error": error}, status_code=400)
-            self.answers.put(("decision", text[:1000]))
+            answer = ("decision", text[:1000])
+        error = self._take(answer, step)
+        if error:
+            return JSONResponse({"ok": False, "error": error}, status_code=409)
         return JSONResponse({"ok": True})
+
+    def _take(self, answer: tuple[str, str], step: int | None) -> str | None:
+        """Hand ``answer`` to the turn being asked, or say why not.
+
+        One answer per turn: two tabs, or a request the browser sent again,
+        could each send one in the same turn, and both were queued; the first
+        was played and the second kept, to be played at the seat's next turn
+        without the page offering it (a resignation too).  Now the first is
+        taken and any other is refused until it is judged (and, if refused,
+        the page sends again); what the turn did not use is dropped when it
+        ends.  ``step``, when the request names it (the page does), must be
+        the step asked: an answer to a turn that is over is refused too."""
+        with self.ready:
+            turn = self.turn
+            if turn is None:
+                return "it is not your move"
+            if step is not None and step != turn["step"]:
+                return f"step {step} is not the step being asked (step {turn['step']})"
+            if self.judging:
+                return f"an answer to step {turn['step']} was already sent; only the first counts"
+            self.answer, self.judging = answer, True
+            self.ready.notify()
+        return None
 
 
 JSON_KINDS = {bool: "true or false", int: "a number", float: "a number", list: "a list",

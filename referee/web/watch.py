@@ -20,6 +20,7 @@ from referee.core.errors import InputError
 
 from . import server
 from .live import LiveFolder
+from .replay_page import Worded
 from .seat import page_html
 
 DEPTH = 3  # how deep under DIR match folders are looked for (tournament: games/<key>/)
@@ -83,8 +84,9 @@ def game_row(root: Path, folder: Path) -> dict[str, Any]:
                            "finished": result is not None, "replay": (folder / "replay.html").is_file()}
     if result is not None:
         winner = result.get("winner")
-        row["result"] = (f"p{winner} {names[winner - 1]} wins" if isinstance(winner, int)
-                         and 0 < winner <= len(names) else "draw / no single winner")
+        worded = (Worded().add(f"p{winner} ").name(names[winner - 1]).add(" wins")
+                  if isinstance(winner, int) and 0 < winner <= len(names) else Worded().add("draw / no single winner"))
+        row["result"], row["result_parts"] = worded.text, worded.parts  # the parts: the name apart, isolated
         row["reason"] = str(result.get("reason", ""))
     return row
 
@@ -194,9 +196,16 @@ _INDEX_JS = r"""
       var tr = R.html("tr", {"data-folder": g.folder, "data-finished": g.finished ? "1" : "0"}, null, body);
       link("/?token=" + encodeURIComponent(token) + "&match=" + encodeURIComponent(g.folder), g.folder, R.html("td", null, null, tr));
       R.html("td", null, g.game || "", tr);
-      R.html("td", null, g.players.join(" vs "), tr);
+      var players = [""];  /* each name in a <bdi> (Referee.withNames) */
+      g.players.forEach(function (n, i) { players.push(n, i < g.players.length - 1 ? " vs " : ""); });
+      R.withNames(players, R.html("td", null, null, tr));
       R.html("td", {"class": "num"}, g.steps, tr);
-      R.html("td", {"class": g.finished ? "" : "muted"}, g.finished ? g.result + ": " + g.reason : "playing…", tr);
+      var result = R.html("td", {"class": g.finished ? "" : "muted"}, g.finished ? null : "playing…", tr);
+      if (g.finished) {
+        var said = g.result_parts.slice();
+        said[said.length - 1] += ": " + g.reason;
+        R.withNames(said, result);
+      }
       var rep = R.html("td", null, null, tr);
       if (g.replay) link("/file/" + g.folder + "/replay.html?token=" + encodeURIComponent(token), "replay", rep);
     });

@@ -89,7 +89,10 @@
     box.hidden = false;
     box.className = "result " + (result.winner !== null && result.winner !== undefined ? "has-winner" : "no-winner");
     box.setAttribute("data-winner", result.winner === null || result.winner === undefined ? "" : result.winner);
-    $("result-headline").textContent = result.headline + (mode === "play" && result.winner === you ? " — you win!" : "");
+    var headline = $("result-headline");
+    headline.textContent = "";
+    R.withNames(result.headline_parts, headline);
+    if (mode === "play" && result.winner === you) headline.appendChild(document.createTextNode(" — you win!"));
     $("result-reason").textContent = result.reason + (result.length ? " " + result.length : "");
     $("status").textContent = "game over";
     document.body.setAttribute("data-finished", "1");
@@ -144,21 +147,28 @@
     });
   }
 
+  /* An answer names the step it answers: the referee takes one answer per
+     turn (the first; another tab's, or a resent one, is refused with 409 and
+     its reason) and refuses one for a step that is no longer asked. */
+  function send(body) {
+    body.step = turn.step;
+    return fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
+                                 body: JSON.stringify(body)})
+      .then(function (r) { return r.json(); })
+      .then(function (answer) { if (!answer.ok) $("status").textContent = answer.error; poll(); return answer; });
+  }
   function submit(text) {
     if (!turn || busy) return;
     busy = true;
     $("status").textContent = "sent: " + text;
-    fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
-                          body: JSON.stringify({decision: text})})
-      .then(function (r) { return r.json(); })
-      .then(function (answer) { if (!answer.ok) { busy = false; $("status").textContent = answer.error; } poll(); })
+    send({decision: text})
+      .then(function (answer) { if (!answer.ok) busy = false; })
       .catch(function () { busy = false; });
   }
   function resign() {
     if (!turn) return;
     if (!resignArmed) { resignArmed = true; $("resign").textContent = "Really resign? (click again)"; return; }
-    fetch("/api/decide", {method: "POST", headers: {"Content-Type": "application/json", "X-Token": token},
-                          body: JSON.stringify({resign: true})}).then(poll);
+    send({resign: true}).catch(function () {});
   }
 
   function apply(answer) {

@@ -47,12 +47,22 @@ Referee.playerName = function (data, id) {
   for (var i = 0; i < data.players.length; i++) { if (data.players[i].id === id) return data.players[i].name; }
   return "player " + id;
 };
-/* A colour swatch + "p1 name" label, as an HTML element */
+/* A colour swatch + "p1 name" label, as an HTML element.  Every name on a
+   page is in a <bdi>: a name holding a right-to-left override (U+202E) must
+   not turn the text after it around. */
 Referee.playerLabel = function (data, id, parent) {
   var span = Referee.html("span", {"class": "who"}, null, parent);
   Referee.html("span", {"class": "swatch", style: "background:" + Referee.color(id)}, null, span);
-  Referee.html("span", null, "p" + id + " " + Referee.playerName(data, id), span);
+  Referee.withNames(["p" + id + " ", Referee.playerName(data, id), ""], Referee.html("span", null, null, span));
   return span;
+};
+/* Text with names in it, [text, name, text, ...] (the pages' *_parts), into parent. */
+Referee.withNames = function (parts, parent) {
+  parts.forEach(function (part, i) {
+    if (i % 2) Referee.html("bdi", null, part, parent);
+    else if (part) parent.appendChild(document.createTextNode(part));
+  });
+  return parent;
 };
 /* Verdict badges, times and decision text: the replay's move list and the live pages'. */
 Referee.FAULTS = {MALFORMED: 1, NO_DECISION: 1, ILLEGAL: 1, TIMEOUT: 1, CPU_LIMIT: 1, MEMORY_LIMIT: 1, DISK_LIMIT: 1, CRASH: 1, RESIGNED: 1};
