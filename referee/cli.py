@@ -547,7 +547,9 @@ def replay(match_dir: Path, step: int | None, verify: bool, html: Path | None, c
             replay_mod.write_html(game_replay, html)
         except OSError as exc:
             raise InputError(f"--html {html}: cannot write it: {exc.strerror or exc}") from None
-        click.echo(f"wrote {html}")
+        from referee.core.files import _a_device
+
+        click.echo(f"wrote {html}", err=_a_device(Path(html)))  # (--html /dev/stdout: the page alone there)
         return
     if step is not None:
         click.echo(replay_mod.show(game_replay, step, color))

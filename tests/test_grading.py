@@ -276,7 +276,8 @@ def test_a_hostile_build_runs_in_the_sandbox_too(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("line", ["python3 player.py {staff}/first_tile.py", "python3 player.py ../../course/staff",
-                                  "persistent:python3 player.py {staff}", "{staff}/../staff/first_tile.py"])
+                                  "persistent:python3 player.py {staff}", "{staff}/../staff/first_tile.py",
+                                  "python3 player.py ../staff/not-there-yet", "java -cp .:{staff} Main"])
 def test_a_manifest_may_not_name_the_graders_files(tmp_path, line):
     """The sandbox shows a player the folders its command line names: a
     student's ``run:`` naming the staff's folder was shown it (read-only, but
@@ -812,6 +813,26 @@ def test_a_link_out_of_the_submission_is_refused_however_it_came(tmp_path, how):
         build_staged(stage(folder, tmp_path / "r" / "submission"))
     if how == "made_by_the_build":  # what the build made is not left on the grader's disk
         assert not (tmp_path / "r" / "submission").exists()
+
+
+def test_a_build_program_named_by_a_relative_path_is_the_submissions_not_the_graders(tmp_path, monkeypatch):
+    """``build: ./build.sh`` was looked up from the grader's current folder,
+    and the sandbox showed the build that whole folder (its installation)
+    when the grader had a ``build.sh`` there."""
+    grader = tmp_path / "grader"
+    grader.mkdir()
+    (grader / "build.sh").write_text("echo the grader's own script\n")
+    (grader / "staff_secret.txt").write_text(STAFF_SECRET)
+    monkeypatch.chdir(grader)
+    folder = submission(tmp_path, "good")
+    (folder / MANIFEST).write_text("language: python\nbuild: ./build.sh\nrun: python3 player.py\n")
+    with pytest.raises(SubmissionError, match="not installed|could not start|build failed"):
+        build_staged(stage(folder, tmp_path / "r" / "submission"))  # the copy has no build.sh
+    (folder / "build.sh").write_text(f"cat {grader}/staff_secret.txt > seen.txt; ls {grader} >> seen.txt; true\n")
+    (folder / "build.sh").chmod(0o755)
+    staged = build_staged(stage(folder, tmp_path / "r" / "submission"))
+    if sandbox_mod.resolve("auto").on:
+        assert STAFF_SECRET not in (staged.folder / "seen.txt").read_text()
 
 
 def build_staged(staged):

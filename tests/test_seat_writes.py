@@ -11,6 +11,7 @@ import marshal
 import contextlib
 import os
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -893,3 +894,21 @@ def test_a_results_file_named_dev_null_is_written_not_replaced(tmp_path):
     link.symlink_to(target)
     files.write_text(link, "written")
     assert not link.is_symlink() and link.read_text() == "written" and target.read_text() == "kept"
+
+
+def test_dev_stdout_redirected_to_a_file_is_written_through_not_replaced(tmp_path):
+    """``replay --html /dev/stdout > page.html``: stdout is then a regular
+    file, so /dev/stdout looked like one and, as root, was renamed over (the
+    machine's /dev/stdout link replaced).  Anything under /dev or /proc is
+    written in place.  (Asked of the writer's own test, in a process whose
+    stdout is a file: the old code said False, without touching /dev.)"""
+    out = tmp_path / "page.html"
+    with open(out, "w") as stdout:
+        done = subprocess.run([sys.executable, "-c",
+                               "import sys; from pathlib import Path; from referee.core.files import _a_device; "
+                               "print(_a_device(Path('/dev/stdout')), _a_device(Path('/proc/self/fd/1')), "
+                               "_a_device(Path(sys.argv[1])), _a_device(Path('/dev/shm/x')), file=sys.stderr)",
+                               str(tmp_path / "plain.txt")],
+                              stdout=stdout, stderr=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[1])
+    assert done.stderr.split() == ["True", "True", "False", "False"], done.stderr

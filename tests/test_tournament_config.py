@@ -207,3 +207,20 @@ def test_the_documented_example_is_a_valid_config(tmp_path):
     config = load_config(write(tmp_path, example))
     assert config.format == "double_elimination" and len(config.entrants) == 4
     assert len(config.boards) > 1 and config.out == tmp_path / "results" / "week3"
+
+
+def test_the_programs_recorded_for_resume_are_the_entrants_files_only(tmp_path):
+    """A module player's folder (a package) crashed the record with a
+    traceback (IsADirectoryError) and left the lock behind; its command's
+    first word, the referee's own Python, was recorded as the entrant's
+    program, so a rebuilt venv refused every resume."""
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "__init__.py").write_text("def init(l, p, n, h): return {}\n")
+    (tmp_path / "solo.py").write_text("def init(l, p, n, h): return {}\n")
+    text = """\
+    game: quoridor
+    entrants: [{name: a, command: 'module:team'}, {name: b, command: 'module:solo.py'}]
+    """
+    programs = load_config(write(tmp_path, text)).programs()
+    assert programs["a"] == {} and list(programs["b"]) == [str(tmp_path / "solo.py")], programs

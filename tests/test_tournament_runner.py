@@ -858,3 +858,26 @@ def test_a_result_yaml_reads_back_as_safe_load_reads_it():
     read = load_result(text)
     assert read == yaml.safe_load(text)
     assert read["flags"] == data["flags"] and read["players"][24] == data["players"][24]
+
+
+def test_a_lock_on_a_file_removed_meanwhile_is_taken_again_on_the_file_there(tmp_path, monkeypatch):
+    """A refused start removes the lock file it made (undo); a run that had
+    opened that file just before locked it after its release, a third run
+    made and locked a new file of the name, and both ran.  A lock is now
+    kept only on the file the name holds."""
+    from referee.tournament import lock as lock_mod
+
+    real, raced = lock_mod._try_lock, []
+
+    def racing(fd: int) -> bool:
+        if not raced:  # between this run's open and its lock: the file removed and made again
+            raced.append(True)
+            os.unlink(tmp_path / lock_mod.LOCK_FILE)
+            (tmp_path / lock_mod.LOCK_FILE).write_text("")
+        return real(fd)
+
+    monkeypatch.setattr(lock_mod, "_try_lock", racing)
+    held = lock_mod.OutputLock(tmp_path, "tournament", "results folder")
+    held.take()
+    assert raced and os.fstat(held.fd).st_ino == os.stat(tmp_path / lock_mod.LOCK_FILE).st_ino
+    held.release()

@@ -271,7 +271,7 @@ def test_a_request_never_finished_is_closed():
     idle after an answer.  The server closes one that has not sent a whole
     request request_timeout seconds after it opened, or after its last
     answer."""
-    server = served(request_timeout=0.5)
+    server = served(request_timeout=3)  # (long enough that a loaded machine sends 'after' in time)
     try:
         half, after = idle(server.port, b"GET /?token=x HTT"), idle(server.port)
         after.sendall(f"GET /?token={server.token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
@@ -297,6 +297,15 @@ server.close()
 """
 
 
+def said_within(stream, seconds: float = 60) -> str:
+    """The next line of a child's output, or a failure if none comes in
+    ``seconds`` (a readline alone would hang the suite)."""
+    import select
+
+    assert select.select([stream], [], [], seconds)[0], f"nothing said within {seconds} s"
+    return stream.readline()
+
+
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts its descriptors in /proc/self/fd")
 def test_running_out_of_descriptors_is_said_once_and_the_page_comes_back():
     """When the referee had no descriptor left, asyncio logged a traceback
@@ -308,10 +317,10 @@ def test_running_out_of_descriptors_is_said_once_and_the_page_comes_back():
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     conns = []
     try:
-        url = proc.stdout.readline().strip()
+        url = said_within(proc.stdout).strip()
         port = int(url.split(":")[2].split("/")[0])
         conns = [idle(port) for _ in range(8)]  # more than it can accept
-        said = proc.stderr.readline()  # written when an accept failed
+        said = said_within(proc.stderr)  # written when an accept failed
         assert said == ("referee: warning: the browser page's server cannot accept a connection "
                         "(Too many open files); it accepts again once some close (said once)\n"), said
         for c in conns:

@@ -57,17 +57,19 @@ def write_bytes(path: Path, data: bytes) -> None:
 
 
 def _a_device(path: Path) -> bool:
-    """Whether ``path`` is a character device, or names anything but a
-    regular file under ``/dev`` or ``/proc`` (``/dev/stdout``, a link to a
-    pipe): to be written, not replaced.  As root a rename onto ``/dev/null``
-    made it a regular file for every program on the machine.  Elsewhere a
+    """Whether ``path`` is a character device, or anything under ``/dev``
+    or ``/proc`` (``/dev/stdout``, a link to a pipe, or to the file the
+    shell redirected it to): to be written, not replaced.  As root a rename
+    onto ``/dev/null`` made it a regular file for every program on the
+    machine, and one onto ``/dev/stdout`` replaced the link.  Elsewhere a
     link is replaced, never followed (one a player planted in a match
     folder, without the sandbox, leads nowhere), and a FIFO too (a planted
     one would block the referee); no player can make a device."""
+    where = os.path.abspath(path)
+    if where.startswith(("/dev/", "/proc/")) and not where.startswith("/dev/shm/"):  # (a RAM disk's files are files)
+        return os.path.lexists(path)
     try:
-        if stat.S_ISCHR(os.lstat(path).st_mode):
-            return True
-        return os.path.abspath(path).startswith(("/dev/", "/proc/")) and not stat.S_ISREG(os.stat(path).st_mode)
+        return stat.S_ISCHR(os.lstat(path).st_mode)
     except OSError:
         return False
 

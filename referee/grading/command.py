@@ -132,7 +132,7 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
     if submission is not None:
         _check_submission(submission)
         if out is not None:  # before the games: the grade is written only after them
-            _apart_from(out, submission, results)
+            _apart_from(out, results)
             outputs.output_file(out, "--out")
     if submissions is not None:
         if not submissions.is_dir():
@@ -165,7 +165,7 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
             play.close()
 
 
-def _apart_from(out: Path, submission: str, results: Path | None) -> None:
+def _apart_from(out: Path, results: Path | None) -> None:
     """``--out`` is not the ``--results`` folder: the file was refused only
     after every game (a folder by then)."""
     if results is not None and os.path.abspath(out) == os.path.abspath(results):

@@ -12,7 +12,9 @@ works exactly as it did on the student's machine.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -303,10 +305,13 @@ def _outside_path(line: str, folder: Path, run: bool) -> str | None:
     allowed = [Path(os.path.realpath(folder)), Path(os.path.abspath(folder)),
                *(Path(p) for p in sandbox.RUNTIME)]
     for word in words:
-        for path in sandbox._named_paths(word):
-            if not all(sandbox._inside(Path(where), allowed)
+        for part in re.split(r"[:=,]", word):  # (as the sandbox reads a word: -cp a:b, --x=/y)
+            if not (os.path.isabs(part) or "/" in part):
+                continue
+            path = os.path.join(folder, part)  # (made absolute as it runs; one not there yet too:
+            if not all(sandbox._inside(Path(where), allowed)  # '../games' is the grade's, once played)
                        for where in (os.path.realpath(path), os.path.abspath(path))):
-                return str(path)
+                return part
     return None
 
 
@@ -324,9 +329,9 @@ def build(submission: Submission, timeout: float = BUILD_TIMEOUT, sandbox: "Sand
     compiler reads any file an ``#include`` names), so with ``sandbox`` on it
     runs in the sandbox as the player does, its working copy the one folder
     it sees besides the system's (:func:`referee.core.sandbox.wrap_build`),
-    with the player's clean environment.  Held as a player is: no file
-    over BUILD_DISK_MB (RLIMIT_FSIZE), the copy no bigger than that after
-    it, its output kept as a tail (a build that printed 150 MB held it all
+    with the player's clean environment.  Held to: no file over
+    BUILD_DISK_MB (RLIMIT_FSIZE), the copy no bigger than that after it,
+    ``timeout`` (its whole session killed), its output kept as a tail (a build that printed 150 MB held it all
     in the referee's memory); a build that fails or goes over leaves no
     copy behind (a build that filled the disk lost the class's grades).
     Then the copy's links and the student's run line are checked again:
@@ -339,7 +344,14 @@ def build(submission: Submission, timeout: float = BUILD_TIMEOUT, sandbox: "Sand
         raise SubmissionError(f"cannot read the build command {submission.build!r}: {exc}") from None
     if not argv:
         raise SubmissionError("the build command is empty")
-    if shutil.which(argv[0]) is None and not (os.sep in argv[0] and (submission.folder / argv[0]).is_file()):
+    from referee.core.players import _absolutize
+
+    # Its words as the build sees them, from its own folder: './build.sh' was
+    # looked up (and its folder shown to the sandbox) in the grader's.
+    argv = _absolutize(argv, submission.folder.resolve())
+    if os.sep in argv[0] and not os.path.isabs(argv[0]):  # (one not there is still the copy's)
+        argv[0] = str(submission.folder.resolve() / argv[0])
+    if shutil.which(argv[0]) is None:
         raise SubmissionError(f"the build needs {argv[0]!r}, which is not installed on the grader")
     env = None
     if sandbox is not None and sandbox.on:
@@ -394,7 +406,15 @@ def _run_build(argv: list[str], folder: Path, env: dict | None, timeout: float) 
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     proc = subprocess.Popen(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, preexec_fn=limits)
+                            stderr=subprocess.STDOUT, preexec_fn=limits, start_new_session=True)
+
+    def kill() -> None:  # its whole session (without the sandbox, what it started in the background too)
+        import signal
+
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
     assert proc.stdout is not None
     tail = bytearray()
     deadline = time.monotonic() + timeout
@@ -402,8 +422,7 @@ def _run_build(argv: list[str], folder: Path, env: dict | None, timeout: float) 
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                proc.kill()
-                proc.wait()
+                kill()
                 raise subprocess.TimeoutExpired(argv, timeout)
             if not select.select([proc.stdout], [], [], left)[0]:
                 continue
@@ -415,8 +434,7 @@ def _run_build(argv: list[str], folder: Path, env: dict | None, timeout: float) 
     try:
         code = proc.wait(max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        kill()
         raise
     return code, tail.decode("utf-8", "replace")
 

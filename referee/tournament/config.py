@@ -28,6 +28,7 @@ from referee.core.match import POLICIES, MatchSpec, prepare
 from referee.core.players import make_agent
 from referee.core.rng import derived_key, derived_rng
 from referee.core.runner import Limits
+from referee.core.sandbox import _inside, _referee_paths
 from referee.core.settings import env_names, load_yaml
 from referee.core.registry import get_game
 from referee.core.limits_given import ALIAS, one_limit
@@ -106,7 +107,9 @@ class TournamentConfig:
         """Each entrant's program files, by the SHA-256 of their content:
         the words of its command line that name an existing file (made
         absolute as the command is run: ``./bob.sh``, ``python3 ann.py``'s
-        ``ann.py``, not ``python3`` on the PATH).  Kept in the state file
+        ``ann.py``, not ``python3`` on the PATH, nor the referee's own
+        installation: a module player's Python).  A folder (a package) is
+        not hashed.  Kept in the state file
         and compared by ``--resume``: the command line alone did not show an
         edited program, and a resumed tournament combined the games of both
         versions.  A built-in player is the referee's own, not a file here."""
@@ -122,7 +125,9 @@ class TournamentConfig:
             except (InputError, AttributeError):  # (checked when the config was loaded)
                 continue
             for word in argv:
-                digest = _file_digest(word) if Path(word).is_absolute() else None
+                if not Path(word).is_absolute() or _inside(Path(word), _referee_paths(())):
+                    continue  # (the referee's own Python, for a module player: not the entrant's)
+                digest = _file_digest(word)
                 if digest is not None:
                     found[entrant.name][word] = digest
         return found
@@ -159,14 +164,15 @@ def _file_digest(path: str) -> str | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
-    with open(fd, "rb") as f:
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            while chunk := f.read(1 << 20):
-                digest.update(chunk)
-        except OSError:
+    try:  # (looked at before the descriptor is a file object: a folder's is refused by open())
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return digest.hexdigest()
 
 

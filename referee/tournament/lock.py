@@ -96,6 +96,10 @@ class OutputLock:
             shown = f" (pid {pid})" if pid else ""
             raise InputError(f"another referee is running this {self.kind} in {out}{shown}; "
                              "wait for it to end, or stop it")
+        if not _still_there(fd, path):  # its file was removed (a refused start's undo) while we opened it:
+            os.close(fd)                # a lock on it keeps no one out; take the file that is there now
+            self.made_file = False
+            return self.take(make)
         self.fd = fd
         with contextlib.suppress(OSError):  # the pid is only for the message above
             os.ftruncate(fd, 0)
@@ -126,6 +130,15 @@ class OutputLock:
     def _cannot(self, exc: OSError) -> InputError:
         where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(self.out) else ""
         return InputError(f"cannot write the {self.folder} {self.out}: {exc.strerror or exc}{where}")
+
+
+def _still_there(fd: int, path: Path) -> bool:
+    """Whether ``fd`` is the file at ``path`` now."""
+    try:
+        held, there = os.fstat(fd), os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _try_lock(fd: int) -> bool:

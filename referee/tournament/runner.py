@@ -342,7 +342,7 @@ def open_output(config: TournamentConfig, resume: bool, log: TextIO | None = Non
     lock.take()
     try:
         _check_output(config, resume)
-    except InputError:
+    except BaseException:  # (whatever it was: a start refused leaves nothing behind)
         lock.undo()
         raise
 
