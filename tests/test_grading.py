@@ -869,3 +869,13 @@ def test_out_may_not_be_the_results_folder(tmp_path):
     proc = referee("grade", config, "--submission", folder, "--out", tmp_path / "x", "--results", tmp_path / "x")
     assert proc.returncode == 2 and "is the --results folder" in proc.stderr and proc.stderr.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_out_with_a_class_is_refused_not_ignored(tmp_path):
+    """``--submissions DIR --out grades.json`` played the whole class and
+    wrote no grades.json, without a word."""
+    config = write_config(tmp_path)
+    submission(tmp_path, "good")
+    proc = referee("grade", config, "--submissions", tmp_path / "hand-in", "--out", tmp_path / "grades.json")
+    assert proc.returncode == 2 and "--out is for one --submission" in proc.stderr, proc.stderr
+    assert not (tmp_path / "hand-in-grades").exists()

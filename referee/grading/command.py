@@ -137,6 +137,9 @@ def grade_command(config_file: Path, submission: str | None, submissions: Path |
     if submissions is not None:
         if not submissions.is_dir():
             raise InputError(f"--submissions {submissions}: no such folder")
+        if out is not None:  # (it was ignored: a class's results are one file per submission)
+            raise InputError(f"--out {out}: a class's grades go to --results (grades.csv and a result "
+                             "file per submission); --out is for one --submission")
         results = results or submissions.resolve().with_name(submissions.resolve().name + "-grades")
         _apart(submissions, results)
         outputs.output_folder(results, "--results")
