@@ -344,13 +344,12 @@ def build(submission: Submission, timeout: float = BUILD_TIMEOUT, sandbox: "Sand
         raise SubmissionError(f"cannot read the build command {submission.build!r}: {exc}") from None
     if not argv:
         raise SubmissionError("the build command is empty")
-    from referee.core.players import _absolutize
-
-    # Its words as the build sees them, from its own folder: './build.sh' was
-    # looked up (and its folder shown to the sandbox) in the grader's.
-    argv = _absolutize(argv, submission.folder.resolve())
-    if os.sep in argv[0] and not os.path.isabs(argv[0]):  # (one not there is still the copy's)
-        argv[0] = str(submission.folder.resolve() / argv[0])
+    # Its program as the build sees it, from its own folder: './build.sh' was
+    # looked up (and its folder shown to the sandbox) in the grader's.  (Its
+    # arguments stay as written: it runs there, and a compiler's messages
+    # name the files as the student does.)
+    if os.sep in argv[0] and not os.path.isabs(argv[0]):
+        argv[0] = os.path.normpath(submission.folder.resolve() / argv[0])
     if shutil.which(argv[0]) is None:
         raise SubmissionError(f"the build needs {argv[0]!r}, which is not installed on the grader")
     env = None
