@@ -161,13 +161,16 @@ def _installation(executable: Path) -> Path:
     return folder.parent if folder.name in PROGRAM_FOLDERS else folder
 
 
+def word_parts(word: str) -> list[str]:
+    """The parts of one argv word that may each be a path (``-cp a.jar:b``,
+    ``--x=/y``): how the sandbox reads a command line, and how a grade
+    checks a submission's (grading.submission)."""
+    return re.split(r"[:=,]", word)
+
+
 def _named_paths(word: str) -> list[Path]:
     """Absolute paths named by one argv word (``-cp a.jar:b``, ``--x=/y`` too)."""
-    found = []
-    for part in re.split(r"[:=,]", word):
-        if os.path.isabs(part) and os.path.exists(part):
-            found.append(Path(part))
-    return found
+    return [Path(part) for part in word_parts(word) if os.path.isabs(part) and os.path.exists(part)]
 
 
 def exposed_paths(host_argv: Sequence[str], player_argv: Sequence[str]) -> list[Path]:
@@ -178,8 +181,14 @@ def exposed_paths(host_argv: Sequence[str], player_argv: Sequence[str]) -> list[
     ``/root``) and the folder of every path on its command line.  A file
     whose folder is ``/`` or ``/tmp`` is shown alone.  Folders already shown
     (or inside the runtime folders) are left out."""
-    wanted = {*_referee_paths(tuple(host_argv)), *_shown(_argv_paths(player_argv))}
-    shown = [Path(p) for p in RUNTIME]
+    return _outermost({*_referee_paths(tuple(host_argv)), *_shown(_argv_paths(player_argv))})
+
+
+def _outermost(wanted: Iterable[Path], shown: Sequence[Path] = ()) -> list[Path]:
+    """``wanted`` less ``/``, the runtime folders, ``shown`` and what lies
+    inside any of them or inside another one wanted: the folders to bind,
+    outermost first."""
+    shown = [*(Path(p) for p in RUNTIME), *shown]
     chosen: list[Path] = []
     for path in sorted(wanted, key=lambda p: (len(p.parts), str(p))):
         if path == Path("/") or _inside(path, shown) or _inside(path, chosen):
@@ -334,11 +343,8 @@ def wrap_build(sandbox: Sandbox, folder: Path, build_argv: Sequence[str],
     may write; no network, nothing of the grader's files."""
     folder = folder.resolve()
     argv = _view(sandbox, tmp_size)
-    chosen: list[Path] = []
-    for path in sorted(_shown(_argv_paths(list(build_argv[:1]))), key=lambda p: len(p.parts)):
-        if path != Path("/") and not _inside(path, [Path(p) for p in RUNTIME] + chosen + [folder]):
-            chosen.append(path)
-            argv += ["--ro-bind", str(path), str(path)]
+    for path in _outermost(_shown(_argv_paths(list(build_argv[:1]))), [folder]):
+        argv += ["--ro-bind", str(path), str(path)]
     argv += ["--bind", str(folder), str(folder)]
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(folder), "--", *build_argv]
     return argv

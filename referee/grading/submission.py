@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -272,14 +271,15 @@ def _check_links(folder: Path) -> None:
     ``src`` a link to the course's folder (handed in, or made by the build)
     was shown that folder; one that led nowhere at staging (``../games``)
     led to the grade's own games once they were played."""
-    top = os.path.realpath(folder)
+    from referee.core.sandbox import _inside
+
+    top = [Path(os.path.realpath(folder))]
     for where, dirs, names in os.walk(folder):
         for name in dirs + names:
             path = os.path.join(where, name)
             if not os.path.islink(path):
                 continue
-            target = os.path.realpath(path)
-            if not (target == top or target.startswith(top + os.sep)) or not os.path.exists(path):
+            if not _inside(Path(os.path.realpath(path)), top) or not os.path.exists(path):
                 shown = os.path.relpath(path, folder)
                 raise SubmissionError(f"{shown} is a link to {os.readlink(path)}, outside the submission "
                                       "(or to nothing): hand in the files themselves")
@@ -305,7 +305,7 @@ def _outside_path(line: str, folder: Path, run: bool) -> str | None:
     allowed = [Path(os.path.realpath(folder)), Path(os.path.abspath(folder)),
                *(Path(p) for p in sandbox.RUNTIME)]
     for word in words:
-        for part in re.split(r"[:=,]", word):  # (as the sandbox reads a word: -cp a:b, --x=/y)
+        for part in sandbox.word_parts(word):  # (as the sandbox reads it: -cp a:b, --x=/y)
             if not (os.path.isabs(part) or "/" in part):
                 continue
             path = os.path.join(folder, part)  # (made absolute as it runs; one not there yet too:
@@ -359,33 +359,34 @@ def build(submission: Submission, timeout: float = BUILD_TIMEOUT, sandbox: "Sand
         env = player_environment(os.environ, submission.folder.resolve(), True)
         argv = wrap_build(sandbox, submission.folder, argv)
     try:
+        _build_and_check(submission, argv, env, timeout)
+    except SubmissionError:
+        _discard(submission)
+        raise
+
+
+def _build_and_check(submission: Submission, argv: list[str], env: dict | None, timeout: float) -> None:
+    """Run the build (see :func:`build`) and check what it left;
+    SubmissionError with why if it failed or left what a grade refuses."""
+    try:
         code, output = _run_build(argv, submission.folder, env, timeout)
     except subprocess.TimeoutExpired:
-        _discard(submission)
         raise SubmissionError(f"the build ({submission.build}) took over {timeout:g} s") from None
     except OSError as exc:
-        _discard(submission)
         raise SubmissionError(f"the build ({submission.build}) could not start: {exc.strerror or exc}") from None
     submission.build_output = output.strip()[-OUTPUT_KEPT:]
     if code != 0:
-        _discard(submission)
         why = " (a file over the build's disk budget)" if code in (-25, 153) else ""  # SIGXFSZ
         raise SubmissionError(f"the build failed ({submission.build}, exit {code}{why}):\n"
                               + (submission.build_output or "(no output)"))
     from referee.core import trees
 
-    budget = BUILD_DISK_MB << 20
-    if trees.tree_usage(submission.folder, budget).over:
-        _discard(submission)
+    if trees.tree_usage(submission.folder, BUILD_DISK_MB << 20).over:
         raise SubmissionError(f"the build ({submission.build}) left over {BUILD_DISK_MB} MiB in the "
                               "submission's folder")
-    try:
-        _check_links(submission.folder)
-        if "run" in submission.students:
-            _check_line(submission.run, submission.folder, "run")
-    except SubmissionError:
-        _discard(submission)
-        raise
+    _check_links(submission.folder)
+    if "run" in submission.students:
+        _check_line(submission.run, submission.folder, "run")
 
 
 BUILD_DISK_MB = 256  # what a build may leave in the working copy (and its largest file)
