@@ -156,6 +156,34 @@ def test_check_bot_of_an_archive_says_to_unpack_it_as_grade_does(tmp_path):
     assert "chmod" not in proc.stdout and "0/3 checks passed" in proc.stdout
 
 
+# Speaks the protocol, but prints a line after its 'done' at its second step:
+# the worker that played its steps hands it back to its host (output after
+# 'done' belongs to no step it may play), which plays its next step itself.
+TALKS_AFTER_DONE = """\
+import sys
+for step, line in enumerate(sys.stdin, 1):
+    rows = [row.split() for row in open("Board.txt") if row.strip()]
+    move = next(f"{r} {c}" for r in range(len(rows) - 1, -1, -1) for c, v in enumerate(rows[r]) if v != "0")
+    open("decision.txt", "w").write(move + "\\n")
+    print("done", flush=True)
+    if step == 2:
+        print("a note after done", flush=True)
+"""
+
+
+def test_a_kept_player_its_host_takes_back_is_not_taken_for_one_started_again(tmp_path):
+    """Lent to the worker from its start, a player the host took back later
+    (it printed after its 'done') was reported 'started again' at that step:
+    the host still thought it fresh, as it had played none of its steps.
+    check-bot then failed a player that speaks the protocol (seen as a flaky
+    failure of the test above when a loaded machine kept a step from being
+    lent)."""
+    (tmp_path / "talks.py").write_text(TALKS_AFTER_DONE)
+    proc = referee("check-bot", "cantris", "--player", f"persistent:{sys.executable} talks.py",
+                   "--board", BOARD, "--out", tmp_path / "c", cwd=tmp_path)
+    assert "PASS  speaks the persistent protocol" in proc.stdout, proc.stdout
+
+
 EXITS_EVERY_STEP = """\
 # Answers one step (after 'step K' on stdin, as the protocol says), then exits without 'done'.
 import sys

@@ -55,6 +55,7 @@ class Borrowed:
         self.pidfd = pidfd
         self.baseline = baseline
         self.outputs = seathost.Outputs()
+        self.answered = False  # it played a step here: its host must not take it for a fresh start
         self.poller = select.poll()
         self.poller.register(player.from_player, select.POLLIN)
         self.poller.register(pidfd, select.POLLIN)
@@ -78,7 +79,7 @@ class Borrowed:
             starts = (out_start, err_start)
         player = self.player
         back = {"cpu_mark": player.cpu_mark, "settled": player.settled, "pending": player.pending,
-                "midline": player.midline, "starts": starts}
+                "midline": player.midline, "starts": starts, "answered": self.answered}
         self.close()
         return back
 
@@ -165,6 +166,7 @@ class Borrowed:
         if killed is None:
             return None, None  # the host is gone: the caller abandons the seat
         reply["killed"] = killed
+        self.answered = True
         self.outputs.finish(reply, out, err, out_start, err_start, output_kb)
         reply["keep"] = player.lendable() and not self._dead()
         return reply, None

@@ -1011,7 +1011,11 @@ class Persistent:
     def take_back(self, sync: dict) -> None:
         """What the worker's steps (see :func:`lend`) changed: the CPU mark
         at its last step's end, whether it froze the player while it waited
-        for a request, what the player printed after its ``done``."""
+        for a request, what the player printed after its ``done``, whether it
+        played a step (lent at its start, a player the host takes back later
+        was taken for one started again at that step)."""
+        if sync.get("answered"):
+            self.fresh = False
         self.cpu_mark = float(sync.get("cpu_mark", self.cpu_mark))
         self.settled = bool(sync.get("settled", True))
         self.pending = bytes(sync.get("pending", b""))
